@@ -1,0 +1,25 @@
+// gemmkit kernels: list the kernel registry.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "dispatch/registry.hpp"
+
+namespace gemmkit::cli {
+
+void add_kernels_command(CLI::App& app) {
+  auto pattern = std::make_shared<std::string>("all");
+  CLI::App* cmd = app.add_subcommand("kernels", "list registered kernels");
+  cmd->add_option("pattern", *pattern, "glob over kernel names")->capture_default_str();
+  cmd->callback([pattern] {
+    for (const dispatch::KernelInfo* k : dispatch::registry().match(*pattern)) {
+      const char* role = k->role == dispatch::KernelRole::Production ? "production"
+                         : k->role == dispatch::KernelRole::Ladder   ? "ladder"
+                                                                      : "reference";
+      std::printf("%-32s %-5s %-10s %s\n", k->name.c_str(),
+                  std::string(backend_name(k->backend)).c_str(), role, k->config.c_str());
+    }
+  });
+}
+
+}  // namespace gemmkit::cli

@@ -1,0 +1,77 @@
+// gemmkit C++ API: D = alpha * op(A) * op(B) + beta * C
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "gemmkit/types.hpp"
+
+namespace gemmkit {
+
+// One operand as stored in memory.
+//   ld: leading dimension in elements (distance between columns for ColMajor,
+//       between rows for RowMajor); 0 means "packed" (rows or cols of the stored matrix).
+//   batch_stride: elements between consecutive batch entries (0 broadcasts A, B or C).
+struct MatrixDesc {
+  DType dtype = DType::F32;
+  Layout layout = Layout::ColMajor;
+  std::int64_t ld = 0;
+  std::int64_t batch_stride = 0;
+};
+
+// The problem. op(A) is M x K, op(B) is K x N, C and D are M x N.
+// A is stored M x K when trans_a == NoTrans and K x M otherwise (likewise B).
+struct GemmDesc {
+  std::int64_t m = 0, n = 0, k = 0;
+  Op trans_a = Op::NoTrans;
+  Op trans_b = Op::NoTrans;
+  MatrixDesc a{}, b{}, c{}, d{};
+  std::int64_t batch = 1;
+  DType compute = DType::F32;  // accumulate type (F64 for f64 problems, I32 for int8)
+};
+
+// Pointers and scalars of one call. D may alias C (same pointer, same layout and ld).
+struct GemmArgs {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  const void* c = nullptr;
+  void* d = nullptr;
+  double alpha = 1.0;
+  double beta = 0.0;
+};
+
+struct Options {
+  Backend backend = Backend::Auto;
+  void* stream = nullptr;          // cudaStream_t for the CUDA backend
+  void* workspace = nullptr;       // device memory for CUDA, host memory for CPU
+  std::size_t workspace_bytes = 0;
+  const char* kernel = nullptr;    // force a registered kernel by name (nullptr: planner)
+  bool allow_fallback = true;      // misaligned operands may take a slower path
+  int threads = 0;                 // CPU threads; 0 = all cores
+};
+
+// Shape of the stored operand (rows, cols) for a descriptor.
+struct Extent {
+  std::int64_t rows, cols;
+};
+Extent stored_extent_a(const GemmDesc& d) noexcept;
+Extent stored_extent_b(const GemmDesc& d) noexcept;
+Extent stored_extent_cd(const GemmDesc& d) noexcept;
+
+// Replace ld == 0 by the packed leading dimension of each operand.
+GemmDesc with_default_lds(GemmDesc d) noexcept;
+
+// Validate the problem (sizes, leading dimensions, dtypes, batch) and ask whether a kernel
+// of the chosen backend implements it. Launches nothing, touches no memory.
+Status can_implement(const GemmDesc& desc, const Options& opt = {});
+
+// Bytes of workspace the planned kernel needs (0 for most).
+std::size_t workspace_size(const GemmDesc& desc, const Options& opt = {});
+
+// Run the GEMM. Argument errors return InvalidValue naming the argument and change nothing.
+Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt = {});
+
+// True when a CUDA device is usable in this process.
+bool cuda_available() noexcept;
+
+}  // namespace gemmkit

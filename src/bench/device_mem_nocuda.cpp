@@ -1,0 +1,20 @@
+#ifndef GEMMKIT_HAVE_CUDA
+#include "bench/device_mem.hpp"
+
+namespace gemmkit::bench {
+namespace {
+bool fail(std::string* err) {
+  if (err) *err = "gemmkit was built without CUDA";
+  return false;
+}
+}  // namespace
+bool device_alloc(void** p, std::size_t, std::string* err) {
+  *p = nullptr;
+  return fail(err);
+}
+void device_free(void*) {}
+bool copy_to_device(void*, const void*, std::size_t, std::string* err) { return fail(err); }
+bool copy_to_host(void*, const void*, std::size_t, std::string* err) { return fail(err); }
+bool device_synchronize(std::string* err) { return fail(err); }
+}  // namespace gemmkit::bench
+#endif

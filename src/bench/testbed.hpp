@@ -1,0 +1,73 @@
+// The one testbed: used by the tests, by `gemmkit verify` and by every bench row.
+// It builds host operands with guard bands, fills them (seeded), runs a candidate, runs the
+// fp64 reference, and compares by class:
+//   exact     integer inputs with an i32 output;
+//   gauge     |d - ref| <= eps_out*|ref| + (8 + sqrt(K)) * eps_acc * gauge,
+//             gauge = |alpha| * sum_p |a_ip||b_pj| + |beta| * |c_ij|   (netlib DMMCH's idea);
+// NaN in the result where the reference has none always fails, and so does a changed byte of
+// A, B, C or of D's padding (the gaps between rows when ld > rows, and the guard band after).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gemmkit/gemm.hpp"
+
+namespace gemmkit::bench {
+
+enum class Disposition { Passed, Incorrect, NotVerified, Failed };
+std::string_view disposition_name(Disposition d) noexcept;
+
+// Bytes of an operand over all batches (sub-byte types rounded up), without guard band.
+std::size_t operand_bytes(const MatrixDesc& m, Extent e, std::int64_t batch) noexcept;
+
+// Seeded U[lo, hi] rounded to the dtype (integers: uniform integers in [lo, hi]).
+void fill_uniform(DType t, void* p, std::int64_t count, std::uint64_t seed, double lo = -1.0,
+                  double hi = 1.0);
+
+struct Compare {
+  bool passed = true;
+  std::int64_t checked = 0;
+  std::int64_t mismatches = 0;
+  double max_abs_err = 0.0;
+  double max_err_over_bound = 0.0;  // < 1 passes
+  std::string first_failure;        // "D(i,j) batch l: got x, want y (bound b)"
+  std::string metric;               // "exact" or "gauge"
+};
+
+// Host operands of one case, with a guard band after each buffer.
+struct HostCase {
+  GemmDesc desc;  // lds defaulted
+  double alpha = 1.0, beta = 0.0;
+  std::vector<std::uint8_t> a, b, c, d;  // each: operand_bytes + kGuardBytes
+  static constexpr std::size_t kGuardBytes = 64;
+  static constexpr std::uint8_t kSentinel = 0x5A;
+
+  // Builds buffers: A, B, C filled U[-1, 1] (seeded), D and all padding set to the sentinel.
+  static HostCase make(const GemmDesc& desc, double alpha, double beta, std::uint64_t seed);
+  GemmArgs args();                       // pointers into the buffers (D separate from C)
+  GemmArgs args_in_place();              // D aliases C (needs matching C/D descriptors)
+};
+
+// Compares the candidate D (same layout as hc.d) with the reference computed from hc's
+// inputs. `before` is the D buffer as it was before the candidate ran (padding must match).
+Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>& d_candidate,
+                             const std::vector<std::uint8_t>& d_before);
+
+struct VerifyResult {
+  Disposition disposition = Disposition::NotVerified;
+  Status status;  // what gemm() returned
+  Compare cmp;
+  std::string note;
+};
+
+// Runs gemm() with `opt` on a seeded case (host buffers for the CPU backend, device copies
+// for CUDA), then checks inputs untouched, padding untouched, and D against the reference.
+// Set GEMMKIT_TEST_CORRUPT_RESULT=1 in the environment to perturb one element of the
+// candidate's result before the comparison: a test-only hook proving that the check can fail.
+VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const Options& opt,
+                         std::uint64_t seed);
+
+}  // namespace gemmkit::bench

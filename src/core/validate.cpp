@@ -1,0 +1,133 @@
+#include "core/validate.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.hpp"
+#include "core/view.hpp"
+
+namespace gemmkit::core {
+
+bool is_input_dtype(DType t) noexcept {
+  switch (t) {
+    case DType::F64: case DType::F32: case DType::F16: case DType::BF16:
+    case DType::E4M3: case DType::E5M2: case DType::I8: case DType::I4:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_output_dtype(DType t) noexcept {
+  switch (t) {
+    case DType::F64: case DType::F32: case DType::F16: case DType::BF16:
+    case DType::E4M3: case DType::E5M2: case DType::I32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+bool valid_op(Op o) { return o == Op::NoTrans || o == Op::Trans; }
+bool valid_layout(Layout l) { return l == Layout::RowMajor || l == Layout::ColMajor; }
+bool is_int(DType t) { return t == DType::I8 || t == DType::I4; }
+
+Status check_ld(const MatrixDesc& m, Extent e, Arg arg, const char* what) {
+  std::int64_t need = min_ld(m.layout, e);
+  if (m.ld < need)
+    return GEMMKIT_INVALID(arg, std::string(what) + " = " + std::to_string(m.ld) +
+                                    " is below max(1, " +
+                                    (m.layout == Layout::ColMajor ? "rows" : "cols") +
+                                    ") = " + std::to_string(need));
+  return {};
+}
+
+// [lo, hi) byte range of an operand over all batches, for overlap checks.
+struct Range {
+  std::uintptr_t lo = 0, hi = 0;
+};
+Range byte_range(const void* p, const MatrixDesc& m, Extent e, std::int64_t batch) {
+  std::int64_t elems = footprint(m.layout, e, m.ld);
+  if (elems == 0 || p == nullptr) return {};
+  elems += (batch - 1) * m.batch_stride;
+  std::int64_t bits = dtype_bits(m.dtype);
+  auto lo = reinterpret_cast<std::uintptr_t>(p);
+  return {lo, lo + static_cast<std::uintptr_t>((elems * bits + 7) / 8)};
+}
+bool overlaps(Range x, Range y) { return x.lo < y.hi && y.lo < x.hi && x.hi && y.hi; }
+
+}  // namespace
+
+Status validate_desc(const GemmDesc& d) {
+  // netlib order first: a problem with several bad arguments reports the first of these.
+  if (!valid_op(d.trans_a)) return GEMMKIT_INVALID(Arg::TransA, "trans_a is not NoTrans/Trans");
+  if (!valid_op(d.trans_b)) return GEMMKIT_INVALID(Arg::TransB, "trans_b is not NoTrans/Trans");
+  if (d.m < 0) return GEMMKIT_INVALID(Arg::M, "m = " + std::to_string(d.m) + " is negative");
+  if (d.n < 0) return GEMMKIT_INVALID(Arg::N, "n = " + std::to_string(d.n) + " is negative");
+  if (d.k < 0) return GEMMKIT_INVALID(Arg::K, "k = " + std::to_string(d.k) + " is negative");
+  // A layout must be one of the two before a leading dimension can be judged.
+  for (const MatrixDesc* m : {&d.a, &d.b, &d.c, &d.d})
+    if (!valid_layout(m->layout)) return GEMMKIT_INVALID(Arg::Layout, "layout is not row/col");
+  if (Status s = check_ld(d.a, stored_extent_a(d), Arg::Lda, "lda"); !s) return s;
+  if (Status s = check_ld(d.b, stored_extent_b(d), Arg::Ldb, "ldb"); !s) return s;
+  if (Status s = check_ld(d.c, stored_extent_cd(d), Arg::Ldc, "ldc"); !s) return s;
+  if (Status s = check_ld(d.d, stored_extent_cd(d), Arg::Ldd, "ldd"); !s) return s;
+  if (d.batch < 0)
+    return GEMMKIT_INVALID(Arg::Batch, "batch = " + std::to_string(d.batch) + " is negative");
+  // Strides: 0 broadcasts an input; D must not overlap itself across batches.
+  if (d.a.batch_stride < 0) return GEMMKIT_INVALID(Arg::StrideA, "batch stride of A is negative");
+  if (d.b.batch_stride < 0) return GEMMKIT_INVALID(Arg::StrideB, "batch stride of B is negative");
+  if (d.c.batch_stride < 0) return GEMMKIT_INVALID(Arg::StrideC, "batch stride of C is negative");
+  if (d.batch > 1 && d.d.batch_stride < footprint(d.d.layout, stored_extent_cd(d), d.d.ld))
+    return GEMMKIT_INVALID(Arg::StrideD,
+                           "batch stride of D is smaller than one D matrix: batches would "
+                           "overwrite each other");
+  // Data types: what the reference (the semantic spec) defines.
+  if (!is_input_dtype(d.a.dtype))
+    return GEMMKIT_INVALID(Arg::DTypeA, "dtype of A cannot be an input type");
+  if (!is_input_dtype(d.b.dtype))
+    return GEMMKIT_INVALID(Arg::DTypeB, "dtype of B cannot be an input type");
+  if (!is_output_dtype(d.c.dtype))
+    return GEMMKIT_INVALID(Arg::DTypeC, "dtype of C cannot be an output type");
+  if (!is_output_dtype(d.d.dtype))
+    return GEMMKIT_INVALID(Arg::DTypeD, "dtype of D cannot be an output type");
+  if (is_int(d.a.dtype) != is_int(d.b.dtype))
+    return GEMMKIT_INVALID(Arg::DTypeB, "A and B must both be integer or both floating");
+  const bool integer = is_int(d.a.dtype);
+  if (integer ? d.compute != DType::I32
+              : (d.compute != DType::F32 && d.compute != DType::F64))
+    return GEMMKIT_INVALID(Arg::ComputeType, integer
+                                                 ? "integer inputs accumulate in i32"
+                                                 : "floating inputs accumulate in f32 or f64");
+  if (!integer && d.d.dtype == DType::I32)
+    return GEMMKIT_INVALID(Arg::DTypeD, "an i32 output needs integer inputs");
+  return {};
+}
+
+Status validate_args(const GemmDesc& d, const GemmArgs& a) {
+  if (is_empty(d)) return {};  // quick return: any pointers are fine
+  const bool reads_ab = a.alpha != 0.0 && d.k > 0;
+  if (reads_ab && a.a == nullptr) return GEMMKIT_INVALID(Arg::A, "A is null");
+  if (reads_ab && a.b == nullptr) return GEMMKIT_INVALID(Arg::B, "B is null");
+  if (a.beta != 0.0 && a.c == nullptr) return GEMMKIT_INVALID(Arg::C, "C is null and beta != 0");
+  if (a.d == nullptr) return GEMMKIT_INVALID(Arg::D, "D is null");
+  const Extent cd = stored_extent_cd(d);
+  const Range rd = byte_range(a.d, d.d, cd, d.batch);
+  if (a.d == a.c && a.c != nullptr) {
+    // D may alias C exactly: the same matrix, element for element.
+    if (d.c.dtype != d.d.dtype || d.c.layout != d.d.layout || d.c.ld != d.d.ld ||
+        d.c.batch_stride != d.d.batch_stride)
+      return GEMMKIT_INVALID(Arg::D, "D aliases C with a different dtype, layout, ld or stride");
+  } else if (a.beta != 0.0 && overlaps(rd, byte_range(a.c, d.c, cd, d.batch))) {
+    return GEMMKIT_INVALID(Arg::D, "D partially overlaps C");
+  }
+  if (reads_ab && overlaps(rd, byte_range(a.a, d.a, stored_extent_a(d), d.batch)))
+    return GEMMKIT_INVALID(Arg::D, "D overlaps A");
+  if (reads_ab && overlaps(rd, byte_range(a.b, d.b, stored_extent_b(d), d.batch)))
+    return GEMMKIT_INVALID(Arg::D, "D overlaps B");
+  return {};
+}
+
+}  // namespace gemmkit::core

@@ -1,0 +1,44 @@
+#include "core/view.hpp"
+
+namespace gemmkit {
+
+Extent stored_extent_a(const GemmDesc& d) noexcept {
+  return d.trans_a == Op::NoTrans ? Extent{d.m, d.k} : Extent{d.k, d.m};
+}
+Extent stored_extent_b(const GemmDesc& d) noexcept {
+  return d.trans_b == Op::NoTrans ? Extent{d.k, d.n} : Extent{d.n, d.k};
+}
+Extent stored_extent_cd(const GemmDesc& d) noexcept { return Extent{d.m, d.n}; }
+
+namespace {
+// The smallest legal leading dimension of a stored rows x cols matrix: max(1, rows) for
+// column-major, max(1, cols) for row-major (what BLAS calls LDA >= max(1, nrowa)).
+std::int64_t packed_ld(Layout l, Extent e) noexcept {
+  std::int64_t v = l == Layout::ColMajor ? e.rows : e.cols;
+  return v < 1 ? 1 : v;
+}
+}  // namespace
+
+GemmDesc with_default_lds(GemmDesc d) noexcept {
+  if (d.a.ld == 0) d.a.ld = packed_ld(d.a.layout, stored_extent_a(d));
+  if (d.b.ld == 0) d.b.ld = packed_ld(d.b.layout, stored_extent_b(d));
+  if (d.c.ld == 0) d.c.ld = packed_ld(d.c.layout, stored_extent_cd(d));
+  if (d.d.ld == 0) d.d.ld = packed_ld(d.d.layout, stored_extent_cd(d));
+  return d;
+}
+
+namespace core {
+
+std::int64_t min_ld(Layout l, Extent e) noexcept { return packed_ld(l, e); }
+
+ProblemView make_view(const GemmDesc& d) noexcept {
+  return ProblemView{
+      .a = op_strides(stored_strides(d.a.layout, d.a.ld), d.trans_a),
+      .b = op_strides(stored_strides(d.b.layout, d.b.ld), d.trans_b),
+      .c = stored_strides(d.c.layout, d.c.ld),
+      .d = stored_strides(d.d.layout, d.d.ld),
+  };
+}
+
+}  // namespace core
+}  // namespace gemmkit

@@ -1,0 +1,46 @@
+// The front door: validate once, quick-return, plan, run.
+#include <exception>
+
+#include "core/status.hpp"
+#include "core/validate.hpp"
+#include "dispatch/planner.hpp"
+
+namespace gemmkit {
+
+Status can_implement(const GemmDesc& desc, const Options& opt) {
+  const GemmDesc d = with_default_lds(desc);
+  if (Status s = core::validate_desc(d); !s) return s;
+  return dispatch::make_plan(d, opt).status;
+}
+
+std::size_t workspace_size(const GemmDesc& desc, const Options& opt) {
+  const GemmDesc d = with_default_lds(desc);
+  if (!core::validate_desc(d)) return 0;
+  const dispatch::Plan p = dispatch::make_plan(d, opt);
+  if (!p.status || !p.kernel->workspace_bytes) return 0;
+  return p.kernel->workspace_bytes(d);
+}
+
+Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
+  try {
+    const GemmDesc d = with_default_lds(desc);
+    if (Status s = core::validate_desc(d); !s) return s;
+    if (Status s = core::validate_args(d, args); !s) return s;
+    if (core::is_empty(d)) return {};  // BLAS quick return
+    const dispatch::Plan p = dispatch::make_plan(d, opt, &args);
+    if (!p.status) return p.status;
+    if (p.kernel->workspace_bytes) {
+      const std::size_t need = p.kernel->workspace_bytes(d);
+      if (need > 0 && (opt.workspace == nullptr || opt.workspace_bytes < need))
+        return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,
+                             "kernel " + p.kernel->name + " needs " + std::to_string(need) +
+                                 " bytes of workspace, " + std::to_string(opt.workspace_bytes) +
+                                 " given");
+    }
+    return p.kernel->run(d, args, opt);
+  } catch (const std::exception& e) {
+    return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None, e.what());
+  }
+}
+
+}  // namespace gemmkit

@@ -1,0 +1,10 @@
+// Built instead of src/cuda/ when gemmkit is configured without CUDA.
+#include "dispatch/registry.hpp"
+
+namespace gemmkit {
+bool cuda_available() noexcept { return false; }
+namespace dispatch {
+void register_cuda_kernels(Registry&) {}
+bool is_device_pointer(const void*) noexcept { return false; }
+}  // namespace dispatch
+}  // namespace gemmkit

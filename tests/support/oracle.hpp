@@ -1,0 +1,21 @@
+// Test oracles and helpers shared by the test executables.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace gemmkit::test {
+
+// netlib BLAS (Debian libblas3's reference build), loaded privately with dlopen so that its
+// dgemm_ is not confused with OpenBLAS's in the same process. Null when not installed.
+using dgemm_fn = void (*)(const char* transa, const char* transb, const int* m, const int* n,
+                          const int* k, const double* alpha, const double* a, const int* lda,
+                          const double* b, const int* ldb, const double* beta, double* c,
+                          const int* ldc, std::size_t, std::size_t);
+dgemm_fn netlib_dgemm();
+std::string netlib_path();
+
+// Seed for random tests: GEMMKIT_TEST_SEED if set, else a fixed default; printed once.
+std::uint64_t test_seed();
+
+}  // namespace gemmkit::test
