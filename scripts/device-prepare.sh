@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# On the development machine: build what the GPU machine runs, into build-device/, and copy the
+# shared libraries it needs that the GPU image lacks (Debian's OpenBLAS and its Fortran runtime)
+# into build-device/devlibs. Then: device run with carry=["build-device"] and the command
+#   bash scripts/device-run.sh [tests] [bench ARGS...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+targets=${TARGETS:-}
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_CUDA=ON >/dev/null
+if [ -n "$targets" ]; then
+  cmake --build build-device -j2 --target $targets
+else
+  cmake --build build-device -j2
+fi
+mkdir -p build-device/devlibs
+for lib in $(ldd build-device/gemmkit | awk '/openblas|gfortran|quadmath|gomp/ {print $3}'); do
+  cp -L "$lib" build-device/devlibs/
+done
+rm -rf build-device/consumer-install build-device/consumer-build
+du -sh build-device | cut -f1
