@@ -1,0 +1,233 @@
+// The builtin machine table: one plain struct per device, each figure with its source.
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+#include "ledger/machine.hpp"
+
+namespace gemmkit::ledger {
+namespace {
+
+constexpr double T = 1e12;
+constexpr std::int64_t KiB = 1024, MiB = 1024 * 1024;
+
+void set_peaks(Machine& m, double fp64, double fp32, double tf32, double fp16, double fp8,
+               double int8) {
+  m.peak[0] = fp64;
+  m.peak[1] = fp32;
+  m.peak[2] = tf32;
+  m.peak[3] = fp16;
+  m.peak[4] = fp8;
+  m.peak[5] = int8;
+}
+
+// Hopper SM limits (CUDA programming guide, compute capability 9.0).
+void hopper_sm(Machine& m) {
+  m.sm_count = 132;
+  m.smem_per_sm = 228 * KiB;
+  m.smem_per_block = 227 * KiB;
+  m.smem_reserved_per_block = 1 * KiB;
+  m.regs_per_sm = 65536;
+  m.max_regs_per_thread = 255;
+  m.reg_alloc_unit = 256;
+  m.max_threads_per_sm = 2048;
+  m.max_threads_per_block = 1024;
+  m.max_blocks_per_sm = 32;
+  m.warp_size = 32;
+  m.dram_latency_s = 0.8e-6;
+  m.launch_s = 2.5e-6;
+}
+
+Machine h100_sxm() {
+  Machine m;
+  m.name = "h100-sxm";
+  m.description = "NVIDIA H100 SXM5 80GB, datasheet (dense, no sparsity)";
+  m.source = "NVIDIA H100 Tensor Core GPU datasheet; CUDA C++ Programming Guide (cc 9.0 limits)";
+  hopper_sm(m);
+  //        fp64    fp32    tf32     fp16/bf16 fp8       int8
+  set_peaks(m, 66.9 * T, 66.9 * T, 494.7 * T, 989.4 * T, 1978.9 * T, 1978.9 * T);
+  m.dram_bytes_per_s = 3.35e12;
+  m.l2_bytes = 50 * MiB;
+  return m;
+}
+
+Machine h100_seed() {
+  Machine m = h100_sxm();
+  m.name = "h100-seed";
+  m.description =
+      "the seed chapter's H100 model: fp16 1000 TFLOP/s, 3 TB/s, balance ~333 FLOP/B";
+  m.source = "seeds/gemm-chapter.txt section 1.1 (machine model of its chapter 2)";
+  set_peaks(m, 66.9 * T, 66.9 * T, 500 * T, 1000 * T, 2000 * T, 2000 * T);
+  m.dram_bytes_per_s = 3e12;
+  return m;
+}
+
+Machine h200() {
+  Machine m = h100_sxm();
+  m.name = "h200";
+  m.description = "NVIDIA H200 SXM 141GB: H100 compute, HBM3e 4.8 TB/s, 60 MiB L2";
+  m.source = "NVIDIA H200 datasheet; L2 60 MiB as read from the lent device (shared/GPU.md)";
+  m.dram_bytes_per_s = 4.8e12;
+  m.l2_bytes = 60 * MiB;
+  return m;
+}
+
+Machine h200_measured() {
+  Machine m = h200();
+  m.name = "h200-measured";
+  m.description =
+      "H200 as measured here: cuBLAS bf16 8192^3 760 TFLOP/s, fp8 e4m3 1249, copy 4.1 TB/s; "
+      "other classes keep the datasheet figures";
+  m.source = "shared/BENCH.md, reference points measured on the lent H200 (cuBLAS 13.1)";
+  m.peak[static_cast<int>(PeakClass::FP16)] = 760 * T;
+  m.peak[static_cast<int>(PeakClass::FP8)] = 1249 * T;
+  m.dram_bytes_per_s = 4.1e12;
+  // Graph-replayed cuBLAS bf16 1024^3 took 6.5 us of which ~2.8 us is math at 760 TFLOP/s.
+  m.launch_s = 3e-6;
+  return m;
+}
+
+Machine a100() {
+  Machine m;
+  m.name = "a100";
+  m.description = "NVIDIA A100 SXM4 80GB, datasheet (dense); no fp8";
+  m.source = "NVIDIA A100 Tensor Core GPU datasheet; CUDA C++ Programming Guide (cc 8.0)";
+  set_peaks(m, 19.5 * T, 19.5 * T, 156 * T, 312 * T, 0, 624 * T);
+  m.dram_bytes_per_s = 2.039e12;
+  m.l2_bytes = 40 * MiB;
+  m.sm_count = 108;
+  m.smem_per_sm = 164 * KiB;
+  m.smem_per_block = 163 * KiB;
+  m.smem_reserved_per_block = 1 * KiB;
+  m.regs_per_sm = 65536;
+  m.max_regs_per_thread = 255;
+  m.reg_alloc_unit = 256;
+  m.max_threads_per_sm = 2048;
+  m.max_threads_per_block = 1024;
+  m.max_blocks_per_sm = 32;
+  m.dram_latency_s = 0.8e-6;
+  m.launch_s = 2.5e-6;
+  return m;
+}
+
+Machine ascend_910b() {
+  Machine m;
+  m.name = "ascend-910b";
+  m.kind = "npu";
+  m.modelled_only = true;
+  m.description =
+      "Huawei Ascend 910B (Atlas A2), modelled only: no Ascend hardware here. Cube 16x16x16 "
+      "fp16 MACs per cycle per AI core; 20 AI cores (AIC) as in CATLASS's tuning examples";
+  m.source =
+      "L1 512 KB, L0A 64 KB, L0B 64 KB, L0C 128 KB, 20 AIC: CATLASS "
+      "https://github.com/hicann/catlass/blob/main/docs/matmul_fast_tuning.md ('TileShape约束'); "
+      "fp16 320 TFLOPS, int8 640 TOPS: https://borimooc.com/mNoticeDetail/1187.htm (public "
+      "figures vary: 280 at https://ai.gitee.com/docs/compute/clusters_gpu/ascend_gpu); "
+      "HBM bandwidth 1.6 TB/s is an assumption (public figures 1.2-1.6 TB/s)";
+  set_peaks(m, 0, 0, 0, 320 * T, 0, 640 * T);
+  m.dram_bytes_per_s = 1.6e12;
+  m.sm_count = 20;
+  m.l1_bytes = 512 * KiB;
+  m.l0a_bytes = 64 * KiB;
+  m.l0b_bytes = 64 * KiB;
+  m.l0c_bytes = 128 * KiB;
+  // L1 plays the role of shared memory: one block per AI core.
+  m.smem_per_sm = m.l1_bytes;
+  m.smem_per_block = m.l1_bytes;
+  m.max_blocks_per_sm = 1;
+  m.dram_latency_s = 1e-6;
+  m.launch_s = 5e-6;
+  return m;
+}
+
+const std::array<Machine, 6>& table() {
+  static const std::array<Machine, 6> t = {h100_seed(), h100_sxm(), h200(), h200_measured(),
+                                           a100(), ascend_910b()};
+  return t;
+}
+
+}  // namespace
+
+std::string_view peak_class_name(PeakClass c) noexcept {
+  switch (c) {
+    case PeakClass::FP64: return "fp64";
+    case PeakClass::FP32: return "fp32";
+    case PeakClass::TF32: return "tf32";
+    case PeakClass::FP16: return "fp16";
+    case PeakClass::FP8: return "fp8";
+    case PeakClass::INT8: return "int8";
+  }
+  return "?";
+}
+
+PeakClass peak_class_for(DType a, DType b) noexcept {
+  auto rank = [](DType t) {
+    switch (t) {
+      case DType::F64: return 5;
+      case DType::F32: case DType::I32: return 4;
+      case DType::F16: case DType::BF16: return 3;
+      case DType::E4M3: case DType::E5M2: return 2;
+      default: return 1;  // I8, I4, E8M0
+    }
+  };
+  switch (std::max(rank(a), rank(b))) {
+    case 5: return PeakClass::FP64;
+    case 4: return PeakClass::FP32;
+    case 3: return PeakClass::FP16;
+    case 2: return PeakClass::FP8;
+    default: return PeakClass::INT8;
+  }
+}
+
+double peak_flops(const Machine& m, PeakClass c, PeakClass* used) noexcept {
+  // Fallback chains: a class the machine does not offer runs on the nearest one that it does.
+  static constexpr PeakClass chains[kPeakClassCount][4] = {
+      {PeakClass::FP64, PeakClass::FP32, PeakClass::FP16, PeakClass::FP16},
+      {PeakClass::FP32, PeakClass::TF32, PeakClass::FP16, PeakClass::FP16},
+      {PeakClass::TF32, PeakClass::FP32, PeakClass::FP16, PeakClass::FP16},
+      {PeakClass::FP16, PeakClass::FP32, PeakClass::FP32, PeakClass::FP32},
+      {PeakClass::FP8, PeakClass::FP16, PeakClass::FP32, PeakClass::FP32},
+      {PeakClass::INT8, PeakClass::FP16, PeakClass::FP32, PeakClass::FP32},
+  };
+  for (PeakClass k : chains[static_cast<int>(c)]) {
+    if (m.peak_of(k) > 0) {
+      if (used) *used = k;
+      return m.peak_of(k);
+    }
+  }
+  if (used) *used = c;
+  return 0;
+}
+
+double ridge_point(const Machine& m, PeakClass c) noexcept {
+  return m.dram_bytes_per_s > 0 ? peak_flops(m, c) / m.dram_bytes_per_s : 0;
+}
+
+const Machine* find_machine(std::string_view name) {
+  if (name == "host") return &host_machine();
+  for (const Machine& m : table())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> machine_names() {
+  std::vector<std::string> names;
+  for (const Machine& m : table()) names.push_back(m.name);
+  names.push_back("host");
+  return names;
+}
+
+Machine resolve_machine(std::string_view name_or_path) {
+  if (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json")
+    return load_machine_json(std::string(name_or_path));
+  if (const Machine* m = find_machine(name_or_path)) return *m;
+  std::string known;
+  for (const auto& n : machine_names()) {
+    if (!known.empty()) known += ", ";
+    known += n;
+  }
+  throw std::runtime_error("unknown machine '" + std::string(name_or_path) +
+                           "' (builtin: " + known + "; or a path to a .json file)");
+}
+
+}  // namespace gemmkit::ledger

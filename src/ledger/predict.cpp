@@ -1,0 +1,96 @@
+// The prediction: named terms, coefficients as data.
+#include "ledger/predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ledger/problem_ledger.hpp"
+
+namespace gemmkit::ledger {
+
+double Prediction::term(std::string_view name) const noexcept {
+  for (const Term& t : terms)
+    if (t.name == name) return t.seconds;
+  return 0;
+}
+
+Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const Machine& mc,
+                   const Coefficients& co) {
+  Prediction pr;
+  const ProblemLedger p = analyze(d, beta, mc);
+  const TileLedger t = analyze_tile(d, tile, mc, beta);
+  const double peak = p.peak_flops * co.compute_efficiency;
+  const double bw = mc.dram_bytes_per_s * co.dram_efficiency;
+  const double launch = co.launch_s >= 0 ? co.launch_s : mc.launch_s;
+  const double latency = co.latency_s >= 0 ? co.latency_s : mc.dram_latency_s;
+
+  // compute: the useful FLOPs at the sustained peak.
+  const double t_compute = peak > 0 ? p.flops / peak : 0;
+  // wave quantization: every work unit costs a full padded tile, and the last wave of
+  // `concurrent` units takes as long as a full one.
+  const double unit_flops = 2.0 * tile.block_m * tile.block_n * tile.block_k * t.k_iterations;
+  const double conc = static_cast<double>(std::max<std::int64_t>(1, t.concurrent));
+  const double t_waves = peak > 0 ? t.waves_ceil * unit_flops * conc / peak : 0;
+  const double t_wave_q = std::max(0.0, t_waves - t_compute);
+
+  // dram: tiled traffic; with L2 reuse the blocks of one wave share panels, as if the tile were
+  // group_m*BM x group_n*BN (a near-square group of `concurrent` tiles), never below the minimum.
+  double bytes = t.dram_bytes;
+  if (co.l2_reuse && d.m > 0 && d.n > 0) {
+    const std::int64_t per_batch = std::max<std::int64_t>(1, t.concurrent);
+    std::int64_t gm = std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(per_batch)))), 1,
+        std::max<std::int64_t>(1, t.tiles_m));
+    std::int64_t gn = std::clamp<std::int64_t>(per_batch / gm, 1, std::max<std::int64_t>(1, t.tiles_n));
+    gm = std::clamp<std::int64_t>(per_batch / gn, 1, std::max<std::int64_t>(1, t.tiles_m));
+    TileConfig group = tile;
+    group.block_m = tile.block_m * gm;
+    group.block_n = tile.block_n * gn;
+    bytes = analyze_tile(d, group, mc, beta).dram_bytes;
+    // Operands that fit in half the cache together are read from DRAM once.
+    if (mc.l2_bytes > 0 && p.a_bytes + p.b_bytes <= 0.5 * mc.l2_bytes)
+      bytes = std::min(bytes, p.min_bytes + t.split_k_write_bytes);
+  }
+  bytes = std::max(bytes, p.min_bytes);
+  pr.dram_bytes = bytes;
+  const double t_dram = bw > 0 ? bytes / bw : 0;
+
+  // pipeline fill: each wave starts with a DRAM latency plus the first stages' loads at the
+  // per-block share of the bandwidth.
+  const double per_block_bw = bw > 0 ? bw / conc : 0;
+  const double stage_load = per_block_bw > 0 ? co.fill_stages * t.smem_bytes_per_stage / per_block_bw : 0;
+  const double t_fill = t.waves_ceil * (latency + stage_load);
+
+  pr.terms = {
+      {"compute", t_compute, "flops / (peak x compute_efficiency)"},
+      {"dram", t_dram, "dram_bytes / (bandwidth x dram_efficiency)"},
+      {"wave_quantization", t_wave_q, "padded tiles and the partial last wave"},
+      {"pipeline_fill", t_fill, "waves x (latency + first stage load)"},
+      {"launch", launch, "fixed cost of one call"},
+  };
+  const double body = co.overlap ? std::max(t_compute + t_wave_q, t_dram) : t_compute + t_wave_q + t_dram;
+  pr.total_s = launch + t_fill + body;
+  pr.limiter = launch > body ? "launch" : (t_compute + t_wave_q >= t_dram ? "compute" : "dram");
+  return pr;
+}
+
+double predict_ms(const GemmDesc& d, double beta, const TileConfig& tile, std::string_view machine) {
+  try {
+    const Machine m = resolve_machine(machine);
+    return predict(d, beta, tile, m).total_s * 1e3;
+  } catch (const std::exception&) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+double predict_ms(const GemmDesc& d, double beta, std::string_view machine) {
+  try {
+    const Machine m = resolve_machine(machine);
+    return predict(d, beta, default_tile_config(d, m), m).total_s * 1e3;
+  } catch (const std::exception&) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+}  // namespace gemmkit::ledger
