@@ -1,16 +1,418 @@
-// gemmkit ledger: placeholder until its issue lands (the owner replaces this file).
+// gemmkit ledger: the analytic model of one problem on one machine (src/ledger).
+//   gemmkit ledger --m 4096 --n 4096 --k 4096 --dtype f16 --machine h100-seed
+//   ... --tile 128x128x32 --stages 3 --threads 128 --count-reads --ascend --variant --json
+//   ... --roofline out.svg [--results bench.json]
+#include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/problem_options.hpp"
+#include "ledger/ledger.hpp"
 
 namespace gemmkit::cli {
+namespace {
+
+using nlohmann::json;
+namespace lg = gemmkit::ledger;
+
+struct LedgerOptions {
+  ProblemOptions problem;
+  std::string machine = "h200";
+  std::string tile;
+  int stages = 0, threads = 0, split_k = 0;
+  std::int64_t l0k = 0;
+  bool count_reads = false, ascend = false, variant = false;
+  std::string groups;
+  std::string roofline, results;
+  bool list_machines = false, dump_machine = false;
+};
+
+std::string human_bytes(double b) {
+  char buf[64];
+  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+  else if (b >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1024.0 * 1024));
+  else if (b >= 1024.0) std::snprintf(buf, sizeof buf, "%.2f KiB", b / 1024.0);
+  else std::snprintf(buf, sizeof buf, "%.0f B", b);
+  return buf;
+}
+
+std::string human_time(double s) {
+  char buf[64];
+  if (s >= 1) std::snprintf(buf, sizeof buf, "%.3f s", s);
+  else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3f us", s * 1e6);
+  return buf;
+}
+
+std::string si(double v, const char* unit) {
+  static const char* p[] = {"", "k", "M", "G", "T", "P", "E"};
+  int i = 0;
+  while (std::fabs(v) >= 1000 && i < 6) {
+    v /= 1000;
+    ++i;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g %s%s", v, p[i], unit);
+  return buf;
+}
+
+std::vector<lg::GroupShape> parse_groups(const std::string& s) {
+  std::vector<lg::GroupShape> g;
+  std::string item;
+  std::istringstream in(s);
+  while (std::getline(in, item, ',')) {
+    lg::GroupShape shape;
+    char x1 = 0, x2 = 0;
+    std::istringstream is(item);
+    if (!(is >> shape.m >> x1 >> shape.n >> x2 >> shape.k) || x1 != 'x' || x2 != 'x')
+      throw CLI::ValidationError("--groups", "expected MxNxK[,MxNxK...], got '" + item + "'");
+    g.push_back(shape);
+  }
+  return g;
+}
+
+json constraints_json(const std::vector<lg::ConstraintRow>& rows) {
+  json a = json::array();
+  for (const auto& r : rows)
+    a.push_back({{"table", r.table}, {"item", r.item}, {"formula", r.formula}, {"value", r.value},
+                 {"limit", r.limit}, {"pass", r.pass}, {"note", r.note}});
+  return a;
+}
+
+void print_constraints(const std::vector<lg::ConstraintRow>& rows) {
+  std::printf("  %-9s %-46s %14s %14s  %s\n", "table", "item", "value", "limit", "pass");
+  for (const auto& r : rows)
+    std::printf("  %-9s %-46s %14.6g %14.6g  %s%s%s\n", r.table.c_str(), r.item.c_str(), r.value,
+                r.limit, r.pass ? "pass" : "FAIL", r.note.empty() ? "" : "  ", r.note.c_str());
+}
+
+// Measured and predicted points from a `gemmkit bench --json` file.
+std::vector<lg::RooflinePoint> results_points(const std::string& path, GemmDesc base,
+                                              const lg::Machine& m) {
+  std::ifstream in(path);
+  if (!in) throw CLI::ValidationError("--results", "cannot open '" + path + "'");
+  json j;
+  try {
+    in >> j;
+  } catch (const json::exception& e) {
+    throw CLI::ValidationError("--results", path + ": not valid JSON: " + e.what());
+  }
+  const json& rows = j.is_object() && j.contains("rows") ? j["rows"] : j;
+  if (!rows.is_array())
+    throw CLI::ValidationError("--results", path + ": expected {\"rows\": [...]}");
+  std::vector<lg::RooflinePoint> pts;
+  int id = 0;
+  for (const json& r : rows) {
+    if (!r.is_object() || !r.contains("m") || !r.contains("n") || !r.contains("k")) continue;
+    GemmDesc d = base;
+    d.m = r["m"].get<std::int64_t>();
+    d.n = r["n"].get<std::int64_t>();
+    d.k = r["k"].get<std::int64_t>();
+    if (r.contains("batch") && r["batch"].is_number_integer()) d.batch = r["batch"].get<std::int64_t>();
+    for (const char* key : {"dtype", "dtype_a"}) {
+      DType t;
+      if (r.contains(key) && r[key].is_string() && parse_dtype(r[key].get<std::string>(), &t)) {
+        d.a.dtype = d.b.dtype = t;
+        if (t == DType::E4M3 || t == DType::E5M2) d.c.dtype = d.d.dtype = DType::BF16;
+        else if (t == DType::I8 || t == DType::I4) d.c.dtype = d.d.dtype = DType::I32;
+        else d.c.dtype = d.d.dtype = t;
+      }
+    }
+    if (r.contains("dtype_b") && r["dtype_b"].is_string()) {
+      DType t;
+      if (parse_dtype(r["dtype_b"].get<std::string>(), &t)) d.b.dtype = t;
+    }
+    const lg::ProblemLedger p = lg::analyze(d, 0.0, m);
+    std::string label = std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k);
+    if (r.contains("kernel") && r["kernel"].is_string()) label = r["kernel"].get<std::string>() + " " + label;
+    if (r.contains("tflops") && r["tflops"].is_number() && r["tflops"].get<double>() > 0)
+      pts.push_back({lg::RooflinePoint::Kind::Measured, label + " measured", p.arithmetic_intensity,
+                     r["tflops"].get<double>() * 1e12, id});
+    if (r.contains("ledger_pred_ms") && r["ledger_pred_ms"].is_number() &&
+        r["ledger_pred_ms"].get<double>() > 0)
+      pts.push_back({lg::RooflinePoint::Kind::Predicted, label + " predicted",
+                     p.arithmetic_intensity, p.flops / (r["ledger_pred_ms"].get<double>() * 1e-3),
+                     id});
+    ++id;
+  }
+  return pts;
+}
+
+void run_ledger(const LedgerOptions& o) {
+  if (o.list_machines) {
+    for (const auto& name : lg::machine_names()) {
+      const lg::Machine* m = lg::find_machine(name);
+      std::printf("%-14s %s\n", name.c_str(), m ? m->description.c_str() : "");
+    }
+    return;
+  }
+  lg::Machine m;
+  try {
+    m = lg::resolve_machine(o.machine);
+  } catch (const std::exception& e) {
+    throw CLI::ValidationError("--machine", e.what());
+  }
+  if (o.dump_machine) {
+    std::fputs(lg::machine_to_json(m).c_str(), stdout);
+    return;
+  }
+  const GemmDesc d = o.problem.desc();
+  const double beta = o.problem.beta;
+  const lg::ProblemLedger p = lg::analyze(d, beta, m);
+
+  const bool have_tile = !o.tile.empty();
+  lg::TileConfig tile = lg::default_tile_config(d, m);
+  try {
+    if (have_tile) tile = lg::parse_tile_config(o.tile, tile);
+  } catch (const std::exception& e) {
+    throw CLI::ValidationError("--tile", e.what());
+  }
+  if (o.stages > 0) tile.stages = o.stages;
+  if (o.threads > 0) tile.threads = o.threads;
+  if (o.split_k > 0) tile.split_k = o.split_k;
+  tile.acc = d.compute;
+
+  json j;
+  j["machine"] = m.name;
+  j["machine_kind"] = m.kind;
+  j["modelled_only"] = m.modelled_only;
+  j["problem"] = {{"m", d.m}, {"n", d.n}, {"k", d.k}, {"batch", d.batch},
+                  {"dtype_a", dtype_name(d.a.dtype)}, {"dtype_b", dtype_name(d.b.dtype)},
+                  {"dtype_c", dtype_name(d.c.dtype)}, {"dtype_d", dtype_name(d.d.dtype)},
+                  {"beta", beta}};
+  j["flops"] = p.flops;
+  j["min_bytes"] = p.min_bytes;
+  j["bytes"] = {{"a", p.a_bytes}, {"b", p.b_bytes}, {"c", p.c_bytes}, {"d", p.d_bytes},
+                {"scales", p.scale_bytes}};
+  j["arithmetic_intensity"] = p.arithmetic_intensity;
+  j["peak_class"] = lg::peak_class_name(p.peak_class_used);
+  j["peak_flops"] = p.peak_flops;
+  j["dram_bytes_per_s"] = p.dram_bytes_per_s;
+  j["ridge_point"] = p.ridge_point;
+  j["bound"] = p.bound();
+  j["t_compute_s"] = p.t_compute_s;
+  j["t_memory_s"] = p.t_memory_s;
+  j["t_floor_s"] = p.t_floor_s;
+
+  lg::TileLedger t;
+  if (have_tile) {
+    t = lg::analyze_tile(d, tile, m, beta);
+    j["tile"] = {{"block_m", tile.block_m},
+                 {"block_n", tile.block_n},
+                 {"block_k", tile.block_k},
+                 {"stages", tile.stages},
+                 {"threads", tile.threads},
+                 {"split_k", tile.split_k},
+                 {"smem_bytes_per_stage", t.smem_bytes_per_stage},
+                 {"smem_bytes", t.smem_bytes},
+                 {"acc_regs_per_thread", t.acc_regs_per_thread},
+                 {"regs_per_thread", t.regs_per_thread},
+                 {"blocks_per_sm", t.blocks_per_sm},
+                 {"blocks_by_smem", t.blocks_by_smem},
+                 {"blocks_by_regs", t.blocks_by_regs},
+                 {"blocks_by_threads", t.blocks_by_threads},
+                 {"occupancy_limiter", t.occupancy_limiter},
+                 {"occupancy", t.occupancy},
+                 {"dram_bytes", t.dram_bytes},
+                 {"dram_read_bytes", t.dram_read_bytes},
+                 {"dram_write_bytes", t.dram_write_bytes},
+                 {"split_k_write_bytes", t.split_k_write_bytes},
+                 {"tiles", t.tiles},
+                 {"work_units", t.work_units},
+                 {"concurrent_blocks", t.concurrent},
+                 {"waves", t.waves},
+                 {"waves_ceil", t.waves_ceil},
+                 {"tail_efficiency", t.tail_efficiency},
+                 {"fits", t.fits},
+                 {"constraints", constraints_json(t.constraints)}};
+  }
+  const lg::Prediction pr = lg::predict(d, beta, tile, m);
+  {
+    json terms = json::object();
+    for (const auto& term : pr.terms) terms[term.name] = term.seconds;
+    j["prediction"] = {{"tile", lg::to_string(tile)}, {"terms_s", terms},
+                       {"dram_bytes", pr.dram_bytes}, {"total_s", pr.total_s},
+                       {"limiter", pr.limiter}};
+  }
+  lg::ReadCounts rc, naive = lg::logical_reads(d.m, d.n, d.k, 1, 1);
+  if (o.count_reads) {
+    const std::int64_t tm = have_tile ? tile.block_m : 1, tn = have_tile ? tile.block_n : 1;
+    rc = lg::logical_reads(d.m, d.n, d.k, tm, tn);
+    j["reads"] = rc.reads;
+    j["writes"] = rc.writes;
+    j["read_counts"] = {{"tile_m", tm}, {"tile_n", tn}, {"reads_a", rc.reads_a},
+                        {"reads_b", rc.reads_b}, {"naive_reads", naive.reads},
+                        {"naive_read_bytes", naive.reads_a * lg::element_bytes(d.a.dtype) +
+                                                 naive.reads_b * lg::element_bytes(d.b.dtype)}};
+  }
+  lg::AscendLedger asc;
+  lg::Machine asc_machine = m.kind == "npu" ? m : *lg::find_machine("ascend-910b");
+  lg::AscendTile at;
+  if (o.ascend) {
+    at = have_tile ? lg::ascend_tile_from(tile, o.l0k) : lg::AscendTile{};
+    if (!have_tile && o.l0k > 0) at.k0 = o.l0k;
+    at.in_bytes = lg::element_bytes(d.a.dtype);
+    asc = lg::analyze_ascend(d, at, asc_machine);
+    j["ascend"] = {{"machine", asc_machine.name},
+                   {"l1_tile", {at.m1, at.n1, at.k1}},
+                   {"l0_tile", {at.m0, at.n0, at.k0}},
+                   {"l1_bytes", asc.l1_bytes},
+                   {"l0a_bytes", asc.l0a_bytes},
+                   {"l0b_bytes", asc.l0b_bytes},
+                   {"l0c_bytes", asc.l0c_bytes},
+                   {"fits", asc.fits},
+                   {"blocks", asc.blocks},
+                   {"read_bytes", asc.read_bytes},
+                   {"write_bytes", asc.write_bytes},
+                   {"swizzle_offset", asc.swizzle.offset},
+                   {"swizzle_direction", asc.swizzle.direction},
+                   {"constraints", constraints_json(asc.constraints)},
+                   {"note", asc.note}};
+  }
+  lg::VariantChoice vc;
+  if (o.variant) {
+    vc = lg::choose_variant(d, m, tile, parse_groups(o.groups));
+    j["variant"] = lg::variant_name(vc.variant);
+    j["reason"] = vc.reason;
+    j["split"] = vc.split;
+  }
+  if (!o.roofline.empty()) {
+    std::vector<lg::RooflinePoint> pts;
+    pts.push_back({lg::RooflinePoint::Kind::Problem,
+                   std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k) +
+                       " " + std::string(dtype_name(d.a.dtype)),
+                   p.arithmetic_intensity, p.t_floor_s > 0 ? p.flops / p.t_floor_s : 0, -1});
+    if (!o.results.empty()) {
+      auto more = results_points(o.results, d, m);
+      pts.insert(pts.end(), more.begin(), more.end());
+    }
+    const std::string svg = lg::roofline_svg(m, pts, "roofline: " + m.name);
+    std::ofstream out(o.roofline);
+    if (!out || !(out << svg)) throw CLI::ValidationError("--roofline", "cannot write '" + o.roofline + "'");
+    j["roofline"] = o.roofline;
+  }
+
+  if (o.problem.json) {
+    std::printf("%s\n", j.dump(2).c_str());
+    return;
+  }
+  // ---- the readable table ----
+  std::printf("gemmkit ledger: %lld x %lld x %lld", static_cast<long long>(d.m),
+              static_cast<long long>(d.n), static_cast<long long>(d.k));
+  if (d.batch > 1) std::printf(" x batch %lld", static_cast<long long>(d.batch));
+  std::printf(", A %s B %s C %s D %s, beta %g, machine %s%s\n",
+              std::string(dtype_name(d.a.dtype)).c_str(), std::string(dtype_name(d.b.dtype)).c_str(),
+              std::string(dtype_name(d.c.dtype)).c_str(), std::string(dtype_name(d.d.dtype)).c_str(),
+              beta, m.name.c_str(), m.modelled_only ? " (modelled only)" : "");
+  std::printf("problem\n");
+  std::printf("  %-22s %s\n", "flops", si(p.flops, "FLOP").c_str());
+  std::printf("  %-22s %.0f B = %s (A %s, B %s, C %s, D %s)\n", "min bytes", p.min_bytes,
+              human_bytes(p.min_bytes).c_str(), human_bytes(p.a_bytes).c_str(),
+              human_bytes(p.b_bytes).c_str(), human_bytes(p.c_bytes).c_str(),
+              human_bytes(p.d_bytes).c_str());
+  std::printf("  %-22s %.2f FLOP/B\n", "arithmetic intensity", p.arithmetic_intensity);
+  std::printf("  %-22s %s (%s), DRAM %s\n", "peak", si(p.peak_flops, "FLOP/s").c_str(),
+              std::string(lg::peak_class_name(p.peak_class_used)).c_str(),
+              si(p.dram_bytes_per_s, "B/s").c_str());
+  std::printf("  %-22s %.2f FLOP/B\n", "ridge point", p.ridge_point);
+  std::printf("  %-22s %s-bound\n", "bound", p.bound());
+  std::printf("  %-22s compute %s, memory %s -> floor %s (%s at the floor)\n", "time",
+              human_time(p.t_compute_s).c_str(), human_time(p.t_memory_s).c_str(),
+              human_time(p.t_floor_s).c_str(),
+              si(p.t_floor_s > 0 ? p.flops / p.t_floor_s : 0, "FLOP/s").c_str());
+  if (have_tile) {
+    std::printf("tile %s\n", lg::to_string(tile).c_str());
+    std::printf("  %-22s %lld B per stage, %lld B total (%s)\n", "shared memory",
+                static_cast<long long>(t.smem_bytes_per_stage), static_cast<long long>(t.smem_bytes),
+                human_bytes(static_cast<double>(t.smem_bytes)).c_str());
+    std::printf("  %-22s %.1f accumulator registers per thread (%d with extras)\n", "registers",
+                t.acc_regs_per_thread, t.regs_per_thread);
+    std::printf("  %-22s %d blocks/SM (smem %d, registers %d, threads %d, hw %d) limited by %s, "
+                "occupancy %.0f%%\n",
+                "occupancy", t.blocks_per_sm, t.blocks_by_smem, t.blocks_by_regs,
+                t.blocks_by_threads, t.blocks_by_hw, t.occupancy_limiter.c_str(), 100 * t.occupancy);
+    std::printf("  %-22s %s (%.2fx the minimum; split-K extra write %s)\n", "DRAM with tiling",
+                human_bytes(t.dram_bytes).c_str(), t.min_bytes > 0 ? t.dram_bytes / t.min_bytes : 0,
+                human_bytes(t.split_k_write_bytes).c_str());
+    std::printf("  %-22s %lld tiles (%lld x %lld), %lld work units over %lld concurrent = %.2f "
+                "waves, tail efficiency %.2f\n",
+                "work", static_cast<long long>(t.tiles), static_cast<long long>(t.tiles_m),
+                static_cast<long long>(t.tiles_n), static_cast<long long>(t.work_units),
+                static_cast<long long>(t.concurrent), t.waves, t.tail_efficiency);
+    std::printf("constraint tables (%s)\n", t.fits ? "fits" : "DOES NOT FIT");
+    print_constraints(t.constraints);
+  }
+  std::printf("prediction (%s)\n", lg::to_string(tile).c_str());
+  for (const auto& term : pr.terms)
+    std::printf("  %-22s %s\n", term.name.c_str(), human_time(term.seconds).c_str());
+  std::printf("  %-22s %s (%s-limited; %s at this time)\n", "total", human_time(pr.total_s).c_str(),
+              pr.limiter.c_str(), si(pr.total_s > 0 ? p.flops / pr.total_s : 0, "FLOP/s").c_str());
+  if (o.count_reads) {
+    std::printf("logical reads (every indexed access, no cache)\n");
+    std::printf("  %-22s %lld reads (A %lld, B %lld), %lld writes; naive loop %lld reads\n",
+                (std::to_string(j["read_counts"]["tile_m"].get<std::int64_t>()) + "x" +
+                 std::to_string(j["read_counts"]["tile_n"].get<std::int64_t>()) + " output tiles")
+                    .c_str(),
+                static_cast<long long>(rc.reads), static_cast<long long>(rc.reads_a),
+                static_cast<long long>(rc.reads_b), static_cast<long long>(rc.writes),
+                static_cast<long long>(naive.reads));
+  }
+  if (o.ascend) {
+    std::printf("ascend / CATLASS Common template on %s: L1 tile %lldx%lldx%lld, L0 tile "
+                "%lldx%lldx%lld (%s)\n",
+                asc_machine.name.c_str(), static_cast<long long>(at.m1), static_cast<long long>(at.n1),
+                static_cast<long long>(at.k1), static_cast<long long>(at.m0),
+                static_cast<long long>(at.n0), static_cast<long long>(at.k0), asc.note.c_str());
+    print_constraints(asc.constraints);
+    std::printf("  reads %s, writes %s, %lld basic blocks, swizzle <%d, %d>\n",
+                human_bytes(asc.read_bytes).c_str(), human_bytes(asc.write_bytes).c_str(),
+                static_cast<long long>(asc.blocks), asc.swizzle.offset, asc.swizzle.direction);
+  }
+  if (o.variant)
+    std::printf("variant\n  %s%s: %s\n", std::string(lg::variant_name(vc.variant)).c_str(),
+                vc.split > 1 ? (" (split " + std::to_string(vc.split) + ")").c_str() : "",
+                vc.reason.c_str());
+  if (!o.roofline.empty()) std::printf("roofline written to %s\n", o.roofline.c_str());
+}
+
+}  // namespace
 
 void add_ledger_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("ledger", "ledger (not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([] {
-    std::fprintf(stderr, "gemmkit ledger: not implemented yet\n");
-    exit_code = 3;
+  auto o = std::make_shared<LedgerOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "ledger", "the analytic model: FLOPs, bytes, roofline, tile ledger, variant, prediction");
+  o->problem.add_to(cmd);
+  cmd->add_option("--machine", o->machine, "builtin machine or a .json file (--list-machines)")
+      ->capture_default_str();
+  cmd->add_option("--tile", o->tile, "BMxBNxBK or KEY=VALUE,... (BM BN BK STAGES THREADS SPLIT MR NR)");
+  cmd->add_option("--stages", o->stages, "pipeline stages of the tile");
+  cmd->add_option("--threads", o->threads, "threads per block of the tile");
+  cmd->add_option("--split-k", o->split_k, "split-K pieces of the tile");
+  cmd->add_flag("--count-reads", o->count_reads, "logical read/write counts (tutorial 02-03)");
+  cmd->add_flag("--ascend", o->ascend, "CATLASS L1/L0 constraints and swizzle (modelled only)");
+  cmd->add_option("--l0k", o->l0k, "Ascend L0 tile k0 (default k1/4)");
+  cmd->add_flag("--variant", o->variant, "the variant decision tree (seed 4.5)");
+  cmd->add_option("--groups", o->groups, "shapes of a grouped problem: MxNxK,MxNxK,...");
+  cmd->add_option("--roofline", o->roofline, "write a roofline chart (SVG) to this path");
+  cmd->add_option("--results", o->results, "bench JSON whose rows are drawn on the roofline");
+  cmd->add_flag("--list-machines", o->list_machines, "list the builtin machines");
+  cmd->add_flag("--dump-machine", o->dump_machine, "print --machine as JSON (a template)");
+  cmd->callback([o] {
+    try {
+      run_ledger(*o);
+    } catch (const CLI::ValidationError& e) {
+      std::fprintf(stderr, "gemmkit ledger: %s\n", e.what());
+      exit_code = 2;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gemmkit ledger: %s\n", e.what());
+      exit_code = 2;
+    }
   });
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -38,6 +39,12 @@ ConstraintRow row(std::string table, std::string item, std::string formula, doub
                   double limit, bool pass, std::string note = {}) {
   return ConstraintRow{std::move(table), std::move(item), std::move(formula), value, limit,
                        pass,             std::move(note)};
+}
+
+std::string ratio_note(double ratio) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "lower bound: the closer the better (%.2fx)", ratio);
+  return buf;
 }
 
 }  // namespace
@@ -208,9 +215,7 @@ TileLedger analyze_tile(const GemmDesc& d, const TileConfig& t, const Machine& m
   r.constraints.push_back(row("dram", "tiled traffic vs the lower bound",
                               "b*(MK*ceil(N/BN) + KN*ceil(M/BM)) + MN*split", r.dram_bytes,
                               r.min_bytes, true,
-                              "lower bound: the closer the better (ratio " +
-                                  std::to_string(r.min_bytes > 0 ? r.dram_bytes / r.min_bytes : 0) +
-                                  "x)"));
+                              ratio_note(r.min_bytes > 0 ? r.dram_bytes / r.min_bytes : 0)));
   r.constraints.push_back(row("dram", "tiled traffic within the compute time",
                               "dram_bytes <= t_compute * bandwidth", r.dram_bytes, dram_budget,
                               r.dram_bytes <= dram_budget,
