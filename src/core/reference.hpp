@@ -43,7 +43,7 @@ void reference_visit(const GemmDesc& d, const GemmArgs& args, bool want_gauge, V
         gauge *= std::fabs(args.alpha);
         if (use_c) {
           const double c = load_element(d.c.dtype, args.c, oc + i * v.c.row + j * v.c.col);
-          out += args.beta * c;
+          out = use_ab ? out + args.beta * c : args.beta * c;  // keeps -0 when alpha == 0
           gauge += std::fabs(args.beta * c);
         }
         visit(l, i, j, out, gauge);

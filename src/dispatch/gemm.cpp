@@ -27,6 +27,8 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
     if (Status s = core::validate_desc(d); !s) return s;
     if (Status s = core::validate_args(d, args); !s) return s;
     if (core::is_empty(d)) return {};  // BLAS quick return
+    // netlib's other quick return: nothing to add and C scaled by one, in place.
+    if ((args.alpha == 0.0 || d.k == 0) && args.beta == 1.0 && args.d == args.c) return {};
     const dispatch::Plan p = dispatch::make_plan(d, opt, &args);
     if (!p.status) return p.status;
     if (p.kernel->workspace_bytes) {

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Sets everything up, builds, and runs the main job: the benchmark suite of this machine against
+# its baseline (the H200 with cuBLASLt when a GPU is usable, else the CPU with OpenBLAS), each
+# row verified before it is timed. Results go to results/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+mkdir -p results
+./build/gemmkit kernels
+if nvidia-smi >/dev/null 2>&1; then
+  ./build/gemmkit bench --backend cuda --suite square --baseline cublas --format table \
+    --output results/bench-cuda.json
+else
+  ./build/gemmkit bench --backend cpu --suite cpu --baseline openblas --format table \
+    --output results/bench-cpu.json
+fi
