@@ -47,7 +47,7 @@ std::string si(double v) {
 std::string decade(double e) {
   const double v = std::pow(10.0, e);
   char b[32];
-  if (e >= -2 && e <= 4) std::snprintf(b, sizeof b, "%g", v);
+  if (e >= -2 && e <= 3) std::snprintf(b, sizeof b, "%g", v);
   else std::snprintf(b, sizeof b, "1e%d", static_cast<int>(e));
   return b;
 }
@@ -145,16 +145,17 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
   s << "<text x=\"22\" y=\"" << kTop + ph / 2 << "\" text-anchor=\"middle\" font-size=\"14\" "
     << "transform=\"rotate(-90 22 " << kTop + ph / 2 << ")\">FLOP/s</text>\n";
 
-  // The roofs: the bandwidth slope up to each ridge, then the flat compute roof.
+  // The roofs: one shared bandwidth slope (every class sees the same DRAM) up to the highest
+  // ridge, then each class's flat compute roof from its own ridge, marked with a dot.
   s << "<g clip-path=\"url(#plot)\" fill=\"none\" stroke-width=\"2.2\">\n";
   s << "<line x1=\"" << num(X(ai_lo)) << "\" y1=\"" << num(Y(ai_lo * bw)) << "\" x2=\""
-    << num(X(ridge_max)) << "\" y2=\"" << num(Y(ridge_max * bw))
-    << "\" stroke=\"#555\" stroke-dasharray=\"6 4\" stroke-width=\"1.4\"/>\n";
+    << num(X(ridge_max)) << "\" y2=\"" << num(Y(ridge_max * bw)) << "\" stroke=\"#444\"/>\n";
   for (const auto& [peak, cls] : roofs) {
     const double ridge = peak / bw;
-    s << "<polyline stroke=\"" << color_of(cls.front()) << "\" points=\"" << num(X(ai_lo)) << ","
-      << num(Y(ai_lo * bw)) << " " << num(X(ridge)) << "," << num(Y(peak)) << " "
-      << num(X(ai_hi)) << "," << num(Y(peak)) << "\"/>\n";
+    s << "<polyline class=\"roof\" stroke=\"" << color_of(cls.front()) << "\" points=\"" << num(X(ridge)) << ","
+      << num(Y(peak)) << " " << num(X(ai_hi)) << "," << num(Y(peak)) << "\"/>\n";
+    s << "<circle class=\"ridge\" cx=\"" << num(X(ridge)) << "\" cy=\"" << num(Y(peak)) << "\" r=\"3\" fill=\""
+      << color_of(cls.front()) << "\" stroke=\"none\"/>\n";
   }
   s << "</g>\n";
   // Roof labels in the right margin; nudge apart labels that would overlap.
@@ -174,10 +175,10 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
   }
   {
     // Bandwidth label along the slope, near its lower-left end.
-    const double ai = std::pow(10.0, x_lo + 0.35 * (std::log10(ridge_max) - x_lo));
+    const double ai = std::pow(10.0, x_lo + 0.3 * (std::log10(ridge_max) - x_lo));
     const double angle = -std::atan2(Y(ai_lo * bw) - Y(ridge_max * bw), X(ridge_max) - X(ai_lo)) * 180 / M_PI;
-    s << "<text x=\"" << num(X(ai)) << "\" y=\"" << num(Y(ai * bw) - 8) << "\" fill=\"#555\" "
-      << "transform=\"rotate(" << num(angle) << " " << num(X(ai)) << " " << num(Y(ai * bw) - 8)
+    s << "<text x=\"" << num(X(ai) - 6) << "\" y=\"" << num(Y(ai * bw) - 12) << "\" fill=\"#444\" "
+      << "transform=\"rotate(" << num(angle) << " " << num(X(ai) - 6) << " " << num(Y(ai * bw) - 12)
       << ")\">DRAM " << si(bw) << "B/s</text>\n";
   }
   s << "</g>\n";
@@ -197,13 +198,20 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
         << "\" y2=\"" << num(Y(pr.second->flops_per_s)) << "\"/>\n";
   s << "</g>\n";
   bool any_measured = false, any_predicted = false, any_problem = false;
-  for (const auto& p : pts) {
+  // Problems first, so that measured/predicted markers stay visible on top of them.
+  std::vector<const RooflinePoint*> order;
+  for (const auto& p : pts)
+    if (p.kind == RooflinePoint::Kind::Problem) order.push_back(&p);
+  for (const auto& p : pts)
+    if (p.kind != RooflinePoint::Kind::Problem) order.push_back(&p);
+  for (const RooflinePoint* pp : order) {
+    const RooflinePoint& p = *pp;
     if (p.arithmetic_intensity <= 0 || p.flops_per_s <= 0) continue;
     const double x = X(p.arithmetic_intensity), y = Y(p.flops_per_s);
     switch (p.kind) {
       case RooflinePoint::Kind::Problem:
         any_problem = true;
-        s << "<path d=\"M" << num(x) << " " << num(y - 8) << " L" << num(x + 8) << " " << num(y)
+        s << "<path class=\"problem\" d=\"M" << num(x) << " " << num(y - 8) << " L" << num(x + 8) << " " << num(y)
           << " L" << num(x) << " " << num(y + 8) << " L" << num(x - 8) << " " << num(y)
           << " Z\" fill=\"#111\"/>\n";
         if (!p.label.empty())
@@ -212,12 +220,14 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
         break;
       case RooflinePoint::Kind::Measured:
         any_measured = true;
-        s << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"4.5\" fill=\"#ff7f0e\">"
+        s << "<circle class=\"measured\" cx=\"" << num(x) << "\" cy=\"" << num(y)
+          << "\" r=\"4.5\" fill=\"#ff7f0e\">"
           << "<title>" << esc(p.label) << "</title></circle>\n";
         break;
       case RooflinePoint::Kind::Predicted:
         any_predicted = true;
-        s << "<circle cx=\"" << num(x) << "\" cy=\"" << num(y) << "\" r=\"4.5\" fill=\"none\" "
+        s << "<circle class=\"predicted\" cx=\"" << num(x) << "\" cy=\"" << num(y)
+          << "\" r=\"4.5\" fill=\"none\" "
           << "stroke=\"#1f3f8f\" stroke-width=\"1.6\"><title>" << esc(p.label)
           << "</title></circle>\n";
         break;

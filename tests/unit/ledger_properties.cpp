@@ -1,0 +1,334 @@
+// Properties of the ledger (monotone in sizes, units consistent, every branch of the variant
+// tree reached), machine JSON, the host machine, the roofline SVG, and the `gemmkit ledger` CLI.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "ledger/ledger.hpp"
+
+namespace lg = gemmkit::ledger;
+using gemmkit::DType;
+using gemmkit::GemmDesc;
+
+namespace {
+
+GemmDesc problem(std::int64_t m, std::int64_t n, std::int64_t k, DType t = DType::BF16) {
+  GemmDesc d;
+  d.m = m;
+  d.n = n;
+  d.k = k;
+  d.a.dtype = d.b.dtype = d.c.dtype = d.d.dtype = t;
+  return d;
+}
+
+const lg::Machine& machine(const char* name) { return *lg::find_machine(name); }
+
+std::uint64_t test_seed() {
+  const char* env = std::getenv("GEMMKIT_TEST_SEED");
+  const std::uint64_t seed = env ? std::strtoull(env, nullptr, 10) : 20240531u;
+  std::printf("ledger property seed: %llu (set GEMMKIT_TEST_SEED to replay)\n",
+              static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+}  // namespace
+
+TEST(LedgerProperties, MonotoneInSizes) {
+  const lg::Machine& m = machine("h200");
+  std::mt19937_64 rng(test_seed());
+  std::uniform_int_distribution<std::int64_t> size(1, 6000);
+  for (int i = 0; i < 300; ++i) {
+    const std::int64_t a = size(rng), b = size(rng), c = size(rng), grow = size(rng);
+    const lg::ProblemLedger p = lg::analyze(problem(a, b, c), 0.0, m);
+    for (const GemmDesc& bigger :
+         {problem(a + grow, b, c), problem(a, b + grow, c), problem(a, b, c + grow)}) {
+      const lg::ProblemLedger q = lg::analyze(bigger, 0.0, m);
+      EXPECT_GT(q.flops, p.flops);
+      EXPECT_GT(q.min_bytes, p.min_bytes);
+      EXPECT_GE(q.t_floor_s, p.t_floor_s);
+    }
+    // Squares: AI grows with the side.
+    EXPECT_LT(lg::analyze(problem(a, a, a), 0.0, m).arithmetic_intensity,
+              lg::analyze(problem(a + grow, a + grow, a + grow), 0.0, m).arithmetic_intensity);
+  }
+  // Bigger tiles never read more; more stages never use less shared memory.
+  const GemmDesc d = problem(4096, 4096, 4096);
+  double last = 1e300;
+  for (std::int64_t t : {16, 32, 64, 128, 256}) {
+    const lg::TileLedger tl =
+        lg::analyze_tile(d, lg::TileConfig{.block_m = t, .block_n = t, .block_k = 32}, m);
+    EXPECT_LT(tl.dram_bytes, last) << t;
+    last = tl.dram_bytes;
+  }
+  std::int64_t smem = 0;
+  for (int s = 1; s <= 6; ++s) {
+    const lg::TileLedger tl = lg::analyze_tile(d, lg::TileConfig{.stages = s}, m);
+    EXPECT_GT(tl.smem_bytes, smem);
+    smem = tl.smem_bytes;
+  }
+}
+
+TEST(LedgerProperties, UnitsConsistent) {
+  std::mt19937_64 rng(test_seed() + 1);
+  std::uniform_int_distribution<std::int64_t> size(1, 9000);
+  const DType types[] = {DType::F64, DType::F32, DType::F16, DType::BF16, DType::E4M3, DType::I8};
+  for (const char* name : {"h100-seed", "h100-sxm", "h200", "h200-measured", "a100", "ascend-910b"}) {
+    const lg::Machine& m = machine(name);
+    for (int i = 0; i < 100; ++i) {
+      const GemmDesc d = problem(size(rng), size(rng), size(rng), types[rng() % 6]);
+      const lg::ProblemLedger p = lg::analyze(d, 0.0, m);
+      ASSERT_GT(p.peak_flops, 0) << name;
+      EXPECT_NEAR(p.arithmetic_intensity * p.min_bytes, p.flops, 1e-9 * p.flops);
+      EXPECT_NEAR(p.ridge_point * p.dram_bytes_per_s, p.peak_flops, 1e-6 * p.peak_flops);
+      EXPECT_DOUBLE_EQ(p.t_floor_s, std::max(p.flops / p.peak_flops, p.min_bytes / p.dram_bytes_per_s));
+      EXPECT_EQ(p.compute_bound, p.t_compute_s >= p.t_memory_s) << name;
+      // No prediction beats the floor; every term is non-negative.
+      const lg::Prediction pr = lg::predict(d, 0.0, lg::default_tile_config(d, m), m);
+      EXPECT_GE(pr.total_s, p.t_floor_s * (1 - 1e-12)) << name << " " << d.m << "x" << d.n << "x" << d.k;
+      for (const lg::Term& t : pr.terms) EXPECT_GE(t.seconds, 0) << t.name;
+      EXPECT_GE(pr.dram_bytes, p.min_bytes * (1 - 1e-12));
+      // The tiled traffic is never below the minimum.
+      const lg::TileLedger tl = lg::analyze_tile(d, lg::default_tile_config(d, m), m);
+      EXPECT_GE(tl.dram_bytes, tl.min_bytes * (1 - 1e-12));
+      EXPECT_GT(tl.tail_efficiency, 0);
+      EXPECT_LE(tl.tail_efficiency, 1);
+    }
+  }
+}
+
+TEST(LedgerProperties, ElementSizesAndBeta) {
+  EXPECT_DOUBLE_EQ(lg::element_bytes(DType::I4), 0.5);
+  EXPECT_DOUBLE_EQ(lg::element_bytes(DType::E4M3), 1.0);
+  GemmDesc d = problem(1024, 2048, 512, DType::I8);
+  d.b.dtype = DType::I4;
+  d.c.dtype = d.d.dtype = DType::I32;
+  const lg::Machine& m = machine("h200");
+  const lg::ProblemLedger p0 = lg::analyze(d, 0.0, m);
+  EXPECT_DOUBLE_EQ(p0.a_bytes, 1024.0 * 512);
+  EXPECT_DOUBLE_EQ(p0.b_bytes, 0.5 * 512 * 2048);
+  EXPECT_DOUBLE_EQ(p0.c_bytes, 0);  // beta == 0: C is never read
+  EXPECT_DOUBLE_EQ(p0.d_bytes, 4.0 * 1024 * 2048);
+  EXPECT_EQ(p0.peak_class, lg::PeakClass::INT8);
+  const lg::ProblemLedger p1 = lg::analyze(d, 1.0, m);
+  EXPECT_DOUBLE_EQ(p1.c_bytes, 4.0 * 1024 * 2048);
+  EXPECT_DOUBLE_EQ(p1.min_bytes - p0.min_bytes, p1.c_bytes);
+  // Scaled formats add their scales: MX, one byte per 32 K-elements per row/column.
+  const lg::ProblemLedger mx = lg::analyze(problem(256, 128, 1024, DType::E4M3), 0.0, m, lg::ScaleLayout::Mx32);
+  EXPECT_DOUBLE_EQ(mx.scale_bytes, (256 + 128) * (1024 / 32));
+  // Mixed bf16 x int4 runs at the bf16 rate.
+  EXPECT_EQ(lg::peak_class_for(DType::BF16, DType::I4), lg::PeakClass::FP16);
+  // A100 has no fp8: its fp16 peak is used.
+  lg::PeakClass used;
+  EXPECT_DOUBLE_EQ(lg::peak_flops(machine("a100"), lg::PeakClass::FP8, &used), 312e12);
+  EXPECT_EQ(used, lg::PeakClass::FP16);
+}
+
+TEST(LedgerProperties, EveryVariantBranchReached) {
+  const lg::Machine& h200 = machine("h200");
+  const lg::TileConfig t128{.block_m = 128, .block_n = 128, .block_k = 64, .stages = 4, .threads = 256};
+  // data-parallel: 1024 tiles = 3.9 waves over 264 blocks, tail 0.97
+  lg::VariantChoice c = lg::choose_variant(problem(4096, 4096, 4096), h200, t128);
+  EXPECT_EQ(c.variant, lg::Variant::DataParallel) << c.reason;
+  EXPECT_EQ(c.split, 1);
+  // split-K: 4 output tiles on 132 SMs, K = 32768 gives 512 BK steps
+  c = lg::choose_variant(problem(256, 256, 32768), h200, t128);
+  EXPECT_EQ(c.variant, lg::Variant::SplitK) << c.reason;
+  EXPECT_EQ(c.split, 33);  // ceil(132 / 4)
+  EXPECT_NE(c.reason.find("split-K"), std::string::npos);
+  // few tiles but K too short to split: data-parallel, saying why
+  c = lg::choose_variant(problem(256, 256, 256), h200, t128);
+  EXPECT_EQ(c.variant, lg::Variant::DataParallel) << c.reason;
+  EXPECT_NE(c.reason.find("too short"), std::string::npos);
+  // stream-K: 1 block per SM (192 KiB of smem), 133 tiles = 1.01 waves, tail 0.50
+  const lg::TileConfig t256{.block_m = 256, .block_n = 128, .block_k = 64, .stages = 4, .threads = 256};
+  EXPECT_EQ(lg::analyze_tile(problem(1792, 2432, 4096), t256, h200).blocks_per_sm, 1);
+  c = lg::choose_variant(problem(256 * 7, 128 * 19, 4096), h200, t256);
+  EXPECT_EQ(c.variant, lg::Variant::StreamK) << c.reason;
+  // GEMV-like: decode, memory-bound, M = 1
+  c = lg::choose_variant(problem(1, 4096, 4096), h200, t128);
+  EXPECT_EQ(c.variant, lg::Variant::Gemv) << c.reason;
+  // batched: one shape many times; grouped: different shapes
+  GemmDesc b = problem(512, 512, 512);
+  b.batch = 32;
+  EXPECT_EQ(lg::choose_variant(b, h200, t128).variant, lg::Variant::Batched);
+  EXPECT_EQ(lg::choose_variant(problem(0, 4096, 7168), h200, t128,
+                               {{128, 4096, 7168}, {128, 4096, 7168}})
+                .variant,
+            lg::Variant::Batched);
+  c = lg::choose_variant(problem(0, 4096, 7168), h200, t128, {{100, 4096, 7168}, {900, 4096, 7168}});
+  EXPECT_EQ(c.variant, lg::Variant::Grouped) << c.reason;
+  EXPECT_EQ(lg::variant_name(c.variant), "grouped");
+}
+
+TEST(LedgerProperties, PredictionTermsRespondToTheirCause) {
+  const lg::Machine& m = machine("h200-measured");
+  const lg::TileConfig t{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 4, .threads = 384};
+  // A big square is compute-limited and close to its floor.
+  const GemmDesc big = problem(8192, 8192, 8192);
+  const lg::Prediction pb = lg::predict(big, 0.0, t, m);
+  EXPECT_EQ(pb.limiter, "compute");
+  EXPECT_LT(pb.total_s, 1.1 * lg::analyze(big, 0.0, m).t_floor_s);
+  // One tile more than a full wave costs a second wave.
+  const lg::Prediction exact = lg::predict(problem(128 * 12, 256 * 11, 4096), 0.0, t, m);  // 132
+  const lg::Prediction plus1 = lg::predict(problem(128 * 12 + 1, 256 * 11, 4096), 0.0, t, m);
+  EXPECT_NEAR(exact.term("wave_quantization"), 0, 1e-12);
+  EXPECT_GT(plus1.term("wave_quantization"), 0.9 * exact.term("compute"));
+  // Coefficients are data: halving the compute efficiency doubles the compute term.
+  lg::Coefficients half;
+  half.compute_efficiency = 0.5;
+  EXPECT_NEAR(lg::predict(big, 0.0, t, m, half).term("compute"), 2 * pb.term("compute"),
+              1e-9 * pb.term("compute"));
+  // predict_ms: simple form for the bench harness.
+  EXPECT_NEAR(lg::predict_ms(big, 0.0, t, "h200-measured"), pb.total_s * 1e3, 1e-12);
+  EXPECT_TRUE(std::isnan(lg::predict_ms(big, 0.0, t, "no-such-machine")));
+  EXPECT_TRUE(std::isfinite(lg::predict_ms(big, 0.0, "h200-measured")));
+}
+
+TEST(LedgerProperties, TileConfigParsing) {
+  lg::TileConfig t = lg::parse_tile_config("128x256x64");
+  EXPECT_EQ(t.block_m, 128);
+  EXPECT_EQ(t.block_n, 256);
+  EXPECT_EQ(t.block_k, 64);
+  t = lg::parse_tile_config("MR=6,NR=16,MC=96,KC=256,NC=4080");
+  EXPECT_EQ(t.frag_m, 6);
+  EXPECT_EQ(t.frag_n, 16);
+  EXPECT_EQ(t.block_m, 96);
+  EXPECT_EQ(t.block_n, 4080);
+  EXPECT_EQ(t.block_k, 256);
+  t = lg::parse_tile_config("BM=64 BN=64 BK=32 STAGES=3 THREADS=128 SPLIT=4 CLUSTER=2");
+  EXPECT_EQ(t.stages, 3);
+  EXPECT_EQ(t.threads, 128);
+  EXPECT_EQ(t.split_k, 4);
+  EXPECT_THROW(lg::parse_tile_config("128x128"), std::invalid_argument);
+  EXPECT_THROW(lg::parse_tile_config("BM=-1"), std::invalid_argument);
+  EXPECT_THROW(lg::parse_tile_config("BMxBNxBK"), std::invalid_argument);
+}
+
+TEST(LedgerMachines, JsonRoundTripAndBase) {
+  for (const std::string& name : lg::machine_names()) {
+    if (name == "host") continue;
+    const lg::Machine& m = *lg::find_machine(name);
+    const lg::Machine back = lg::machine_from_json_text(lg::machine_to_json(m));
+    EXPECT_EQ(back.name, m.name);
+    EXPECT_EQ(back.sm_count, m.sm_count);
+    EXPECT_EQ(back.smem_per_block, m.smem_per_block);
+    EXPECT_EQ(back.l0c_bytes, m.l0c_bytes);
+    EXPECT_DOUBLE_EQ(back.dram_bytes_per_s, m.dram_bytes_per_s);
+    for (int c = 0; c < lg::kPeakClassCount; ++c) EXPECT_DOUBLE_EQ(back.peak[c], m.peak[c]);
+  }
+  const lg::Machine derived = lg::machine_from_json_text(
+      R"({"base": "h200", "name": "h200-slow", "dram_bytes_per_s": 2e12, "peak_flops": {"fp16": 5e14}})");
+  EXPECT_EQ(derived.sm_count, 132);
+  EXPECT_DOUBLE_EQ(derived.dram_bytes_per_s, 2e12);
+  EXPECT_DOUBLE_EQ(derived.peak_of(lg::PeakClass::FP16), 5e14);
+  EXPECT_DOUBLE_EQ(derived.peak_of(lg::PeakClass::FP8), 1978.9e12);
+  EXPECT_THROW(lg::machine_from_json_text("{"), std::runtime_error);
+  EXPECT_THROW(lg::machine_from_json_text(R"({"name": "x"})"), std::runtime_error);
+  EXPECT_THROW(lg::machine_from_json_text(R"({"base": "nope"})"), std::runtime_error);
+  EXPECT_THROW(lg::machine_from_json_text(
+                   R"({"base": "h200", "peak_flops": {"fp4": 1}})"),
+               std::runtime_error);
+  EXPECT_THROW(lg::resolve_machine("no-such-machine"), std::runtime_error);
+  EXPECT_EQ(lg::find_machine("no-such-machine"), nullptr);
+}
+
+TEST(LedgerMachines, ExampleMachineFilesLoad) {
+  const char* src = std::getenv("GEMMKIT_TEST_SRC");
+  if (!src) GTEST_SKIP() << "GEMMKIT_TEST_SRC not set (run through ctest)";
+  for (const char* f : {"data/machines/example-gpu.json", "data/machines/example-cpu.json"}) {
+    const lg::Machine m = lg::load_machine_json(std::string(src) + "/" + f);
+    EXPECT_FALSE(m.name.empty()) << f;
+    EXPECT_GT(m.dram_bytes_per_s, 0) << f;
+  }
+}
+
+TEST(LedgerMachines, HostDetected) {
+  const lg::Machine& h = lg::host_machine();
+  EXPECT_EQ(h.kind, "cpu");
+  EXPECT_GE(h.sm_count, 1);
+  EXPECT_TRUE(h.simd_bits == 128 || h.simd_bits == 256 || h.simd_bits == 512);
+  EXPECT_GT(h.freq_hz, 1e8);
+  EXPECT_GT(h.dram_bytes_per_s, 0);
+  EXPECT_DOUBLE_EQ(h.peak_of(lg::PeakClass::FP32),
+                   h.sm_count * h.freq_hz * h.fma_units * (h.simd_bits / 32.0) * 2);
+  EXPECT_DOUBLE_EQ(h.peak_of(lg::PeakClass::FP64), h.peak_of(lg::PeakClass::FP32) / 2);
+  EXPECT_EQ(lg::find_machine("host"), &h);
+  std::printf("host: %s; fp32 peak %.1f GFLOP/s, DRAM %.1f GB/s, L1d %lld, L2 %lld, LLC %lld\n",
+              h.description.c_str(), h.peak_of(lg::PeakClass::FP32) / 1e9, h.dram_bytes_per_s / 1e9,
+              static_cast<long long>(h.l1d_bytes), static_cast<long long>(h.smem_per_sm),
+              static_cast<long long>(h.l2_bytes));
+  // A CPU row of the bench: finite prediction with a CPU tile config.
+  const double ms = lg::predict_ms(problem(1024, 1024, 1024, DType::F32), 0.0,
+                                   lg::parse_tile_config("MR=6,NR=16,MC=96,KC=256,NC=2048"), "host");
+  EXPECT_TRUE(std::isfinite(ms));
+  EXPECT_GT(ms, 0);
+}
+
+TEST(LedgerRoofline, SvgHasRoofsAxesAndPoints) {
+  const lg::Machine& m = machine("h200");
+  const std::vector<lg::RooflinePoint> pts = {
+      {lg::RooflinePoint::Kind::Problem, "4096^3 bf16", 1365, 989e12, -1},
+      {lg::RooflinePoint::Kind::Measured, "a", 1000, 700e12, 0},
+      {lg::RooflinePoint::Kind::Predicted, "a", 1000, 760e12, 0}};
+  const std::string svg = lg::roofline_svg(m, pts, "roofline <h200>");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(svg.find("&lt;h200&gt;"), std::string::npos);  // escaped title
+  auto count = [&](const std::string& s) {
+    std::size_t n = 0;
+    for (std::size_t p = svg.find(s); p != std::string::npos; p = svg.find(s, p + 1)) ++n;
+    return n;
+  };
+  // h200: fp64 = fp32 share a roof, fp8 = int8 share one: 4 distinct roofs.
+  EXPECT_EQ(count("class=\"roof\""), 4u);
+  EXPECT_EQ(count("class=\"ridge\""), 4u);
+  EXPECT_NE(svg.find("fp64/fp32"), std::string::npos);
+  EXPECT_NE(svg.find("fp8/int8"), std::string::npos);
+  EXPECT_EQ(count("class=\"problem\""), 1u);
+  EXPECT_EQ(count("class=\"measured\""), 1u);
+  EXPECT_EQ(count("class=\"predicted\""), 1u);
+  EXPECT_NE(svg.find("arithmetic intensity"), std::string::npos);
+}
+
+// The CLI: `gemmkit ledger --json` prints the issue's keys.
+TEST(LedgerCli, JsonKeys) {
+  const char* bin = std::getenv("GEMMKIT_BIN");
+  if (!bin) GTEST_SKIP() << "GEMMKIT_BIN not set (run through ctest)";
+  const std::string svg = testing::TempDir() + "ledger_cli_roofline.svg";
+  const std::string cmd = std::string(bin) +
+                          " ledger --m 4096 --n 4096 --k 4096 --dtype f16 --machine h100-seed"
+                          " --tile 128x128x32 --stages 3 --threads 128 --count-reads --ascend"
+                          " --variant --json --roofline " + svg;
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  const nlohmann::json j = nlohmann::json::parse(out);
+  for (const char* key : {"flops", "min_bytes", "arithmetic_intensity", "ridge_point", "bound",
+                          "t_floor_s", "tile", "reads", "writes", "ascend", "variant", "reason"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_DOUBLE_EQ(j["min_bytes"].get<double>(), 96.0 * 1024 * 1024);
+  EXPECT_EQ(j["bound"], "compute");
+  for (const char* key : {"smem_bytes_per_stage", "smem_bytes", "acc_regs_per_thread",
+                          "blocks_per_sm", "dram_bytes", "tiles", "waves", "tail_efficiency"})
+    EXPECT_TRUE(j["tile"].contains(key)) << key;
+  EXPECT_EQ(j["tile"]["smem_bytes"].get<std::int64_t>(), 48 * 1024);
+  EXPECT_DOUBLE_EQ(j["tile"]["acc_regs_per_thread"].get<double>(), 128.0);
+  EXPECT_EQ(j["writes"].get<std::int64_t>(), 4096LL * 4096);
+  std::ifstream f(svg);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_NE(ss.str().find("</svg>"), std::string::npos);
+  // An unknown machine is an error with a non-zero exit.
+  const std::string bad = std::string(bin) + " ledger --machine no-such-machine --json 2>/dev/null";
+  EXPECT_NE(std::system(bad.c_str()), 0);
+}
