@@ -35,18 +35,25 @@ struct LedgerOptions {
 
 std::string human_bytes(double b) {
   char buf[64];
-  if (b >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024 * 1024));
-  else if (b >= 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1024.0 * 1024));
-  else if (b >= 1024.0) std::snprintf(buf, sizeof buf, "%.2f KiB", b / 1024.0);
-  else std::snprintf(buf, sizeof buf, "%.0f B", b);
+  if (b >= 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1024.0 * 1024 * 1024));
+  else if (b >= 1024.0 * 1024)
+    std::snprintf(buf, sizeof buf, "%.2f MiB", b / (1024.0 * 1024));
+  else if (b >= 1024.0)
+    std::snprintf(buf, sizeof buf, "%.2f KiB", b / 1024.0);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f B", b);
   return buf;
 }
 
 std::string human_time(double s) {
   char buf[64];
-  if (s >= 1) std::snprintf(buf, sizeof buf, "%.3f s", s);
-  else if (s >= 1e-3) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3f us", s * 1e6);
+  if (s >= 1)
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
+  else if (s >= 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f us", s * 1e6);
   return buf;
 }
 
@@ -80,8 +87,13 @@ std::vector<lg::GroupShape> parse_groups(const std::string& s) {
 json constraints_json(const std::vector<lg::ConstraintRow>& rows) {
   json a = json::array();
   for (const auto& r : rows)
-    a.push_back({{"table", r.table}, {"item", r.item}, {"formula", r.formula}, {"value", r.value},
-                 {"limit", r.limit}, {"pass", r.pass}, {"note", r.note}});
+    a.push_back({{"table", r.table},
+                 {"item", r.item},
+                 {"formula", r.formula},
+                 {"value", r.value},
+                 {"limit", r.limit},
+                 {"pass", r.pass},
+                 {"note", r.note}});
   return a;
 }
 
@@ -114,14 +126,18 @@ std::vector<lg::RooflinePoint> results_points(const std::string& path, GemmDesc 
     d.m = r["m"].get<std::int64_t>();
     d.n = r["n"].get<std::int64_t>();
     d.k = r["k"].get<std::int64_t>();
-    if (r.contains("batch") && r["batch"].is_number_integer()) d.batch = r["batch"].get<std::int64_t>();
+    if (r.contains("batch") && r["batch"].is_number_integer())
+      d.batch = r["batch"].get<std::int64_t>();
     for (const char* key : {"dtype", "dtype_a"}) {
       DType t;
       if (r.contains(key) && r[key].is_string() && parse_dtype(r[key].get<std::string>(), &t)) {
         d.a.dtype = d.b.dtype = t;
-        if (t == DType::E4M3 || t == DType::E5M2) d.c.dtype = d.d.dtype = DType::BF16;
-        else if (t == DType::I8 || t == DType::I4) d.c.dtype = d.d.dtype = DType::I32;
-        else d.c.dtype = d.d.dtype = t;
+        if (t == DType::E4M3 || t == DType::E5M2)
+          d.c.dtype = d.d.dtype = DType::BF16;
+        else if (t == DType::I8 || t == DType::I4)
+          d.c.dtype = d.d.dtype = DType::I32;
+        else
+          d.c.dtype = d.d.dtype = t;
       }
     }
     if (r.contains("dtype_b") && r["dtype_b"].is_string()) {
@@ -130,7 +146,8 @@ std::vector<lg::RooflinePoint> results_points(const std::string& path, GemmDesc 
     }
     const lg::ProblemLedger p = lg::analyze(d, 0.0, m);
     std::string label = std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k);
-    if (r.contains("kernel") && r["kernel"].is_string()) label = r["kernel"].get<std::string>() + " " + label;
+    if (r.contains("kernel") && r["kernel"].is_string())
+      label = r["kernel"].get<std::string>() + " " + label;
     if (r.contains("tflops") && r["tflops"].is_number() && r["tflops"].get<double>() > 0)
       pts.push_back({lg::RooflinePoint::Kind::Measured, label + " measured", p.arithmetic_intensity,
                      r["tflops"].get<double>() * 1e12, id});
@@ -182,13 +199,21 @@ void run_ledger(const LedgerOptions& o) {
   j["machine"] = m.name;
   j["machine_kind"] = m.kind;
   j["modelled_only"] = m.modelled_only;
-  j["problem"] = {{"m", d.m}, {"n", d.n}, {"k", d.k}, {"batch", d.batch},
-                  {"dtype_a", dtype_name(d.a.dtype)}, {"dtype_b", dtype_name(d.b.dtype)},
-                  {"dtype_c", dtype_name(d.c.dtype)}, {"dtype_d", dtype_name(d.d.dtype)},
+  j["problem"] = {{"m", d.m},
+                  {"n", d.n},
+                  {"k", d.k},
+                  {"batch", d.batch},
+                  {"dtype_a", dtype_name(d.a.dtype)},
+                  {"dtype_b", dtype_name(d.b.dtype)},
+                  {"dtype_c", dtype_name(d.c.dtype)},
+                  {"dtype_d", dtype_name(d.d.dtype)},
                   {"beta", beta}};
   j["flops"] = p.flops;
   j["min_bytes"] = p.min_bytes;
-  j["bytes"] = {{"a", p.a_bytes}, {"b", p.b_bytes}, {"c", p.c_bytes}, {"d", p.d_bytes},
+  j["bytes"] = {{"a", p.a_bytes},
+                {"b", p.b_bytes},
+                {"c", p.c_bytes},
+                {"d", p.d_bytes},
                 {"scales", p.scale_bytes}};
   j["arithmetic_intensity"] = p.arithmetic_intensity;
   j["peak_class"] = lg::peak_class_name(p.peak_class_used);
@@ -236,8 +261,10 @@ void run_ledger(const LedgerOptions& o) {
   {
     json terms = json::object();
     for (const auto& term : pr.terms) terms[term.name] = term.seconds;
-    j["prediction"] = {{"tile", lg::to_string(tile)}, {"terms_s", terms},
-                       {"dram_bytes", pr.dram_bytes}, {"total_s", pr.total_s},
+    j["prediction"] = {{"tile", lg::to_string(tile)},
+                       {"terms_s", terms},
+                       {"dram_bytes", pr.dram_bytes},
+                       {"total_s", pr.total_s},
                        {"limiter", pr.limiter}};
   }
   lg::ReadCounts rc, naive = lg::logical_reads(d.m, d.n, d.k, 1, 1);
@@ -246,8 +273,11 @@ void run_ledger(const LedgerOptions& o) {
     rc = lg::logical_reads(d.m, d.n, d.k, tm, tn);
     j["reads"] = rc.reads;
     j["writes"] = rc.writes;
-    j["read_counts"] = {{"tile_m", tm}, {"tile_n", tn}, {"reads_a", rc.reads_a},
-                        {"reads_b", rc.reads_b}, {"naive_reads", naive.reads},
+    j["read_counts"] = {{"tile_m", tm},
+                        {"tile_n", tn},
+                        {"reads_a", rc.reads_a},
+                        {"reads_b", rc.reads_b},
+                        {"naive_reads", naive.reads},
                         {"naive_read_bytes", naive.reads_a * lg::element_bytes(d.a.dtype) +
                                                  naive.reads_b * lg::element_bytes(d.b.dtype)}};
   }
@@ -294,7 +324,8 @@ void run_ledger(const LedgerOptions& o) {
     }
     const std::string svg = lg::roofline_svg(m, pts, "roofline: " + m.name);
     std::ofstream out(o.roofline);
-    if (!out || !(out << svg)) throw CLI::ValidationError("--roofline", "cannot write '" + o.roofline + "'");
+    if (!out || !(out << svg))
+      throw CLI::ValidationError("--roofline", "cannot write '" + o.roofline + "'");
     j["roofline"] = o.roofline;
   }
 
@@ -306,10 +337,11 @@ void run_ledger(const LedgerOptions& o) {
   std::printf("gemmkit ledger: %lld x %lld x %lld", static_cast<long long>(d.m),
               static_cast<long long>(d.n), static_cast<long long>(d.k));
   if (d.batch > 1) std::printf(" x batch %lld", static_cast<long long>(d.batch));
-  std::printf(", A %s B %s C %s D %s, beta %g, machine %s%s\n",
-              std::string(dtype_name(d.a.dtype)).c_str(), std::string(dtype_name(d.b.dtype)).c_str(),
-              std::string(dtype_name(d.c.dtype)).c_str(), std::string(dtype_name(d.d.dtype)).c_str(),
-              beta, m.name.c_str(), m.modelled_only ? " (modelled only)" : "");
+  std::printf(
+      ", A %s B %s C %s D %s, beta %g, machine %s%s\n", std::string(dtype_name(d.a.dtype)).c_str(),
+      std::string(dtype_name(d.b.dtype)).c_str(), std::string(dtype_name(d.c.dtype)).c_str(),
+      std::string(dtype_name(d.d.dtype)).c_str(), beta, m.name.c_str(),
+      m.modelled_only ? " (modelled only)" : "");
   std::printf("problem\n");
   std::printf("  %-22s %s\n", "flops", si(p.flops, "FLOP").c_str());
   std::printf("  %-22s %.0f B = %s (A %s, B %s, C %s, D %s)\n", "min bytes", p.min_bytes,
@@ -329,22 +361,25 @@ void run_ledger(const LedgerOptions& o) {
   if (have_tile) {
     std::printf("tile %s\n", lg::to_string(tile).c_str());
     std::printf("  %-22s %lld B per stage, %lld B total (%s)\n", "shared memory",
-                static_cast<long long>(t.smem_bytes_per_stage), static_cast<long long>(t.smem_bytes),
+                static_cast<long long>(t.smem_bytes_per_stage),
+                static_cast<long long>(t.smem_bytes),
                 human_bytes(static_cast<double>(t.smem_bytes)).c_str());
     std::printf("  %-22s %.1f accumulator registers per thread (%d with extras)\n", "registers",
                 t.acc_regs_per_thread, t.regs_per_thread);
-    std::printf("  %-22s %d blocks/SM (smem %d, registers %d, threads %d, hw %d) limited by %s, "
-                "occupancy %.0f%%\n",
-                "occupancy", t.blocks_per_sm, t.blocks_by_smem, t.blocks_by_regs,
-                t.blocks_by_threads, t.blocks_by_hw, t.occupancy_limiter.c_str(), 100 * t.occupancy);
+    std::printf(
+        "  %-22s %d blocks/SM (smem %d, registers %d, threads %d, hw %d) limited by %s, "
+        "occupancy %.0f%%\n",
+        "occupancy", t.blocks_per_sm, t.blocks_by_smem, t.blocks_by_regs, t.blocks_by_threads,
+        t.blocks_by_hw, t.occupancy_limiter.c_str(), 100 * t.occupancy);
     std::printf("  %-22s %s (%.2fx the minimum; split-K extra write %s)\n", "DRAM with tiling",
                 human_bytes(t.dram_bytes).c_str(), t.min_bytes > 0 ? t.dram_bytes / t.min_bytes : 0,
                 human_bytes(t.split_k_write_bytes).c_str());
-    std::printf("  %-22s %lld tiles (%lld x %lld), %lld work units over %lld concurrent = %.2f "
-                "waves, tail efficiency %.2f\n",
-                "work", static_cast<long long>(t.tiles), static_cast<long long>(t.tiles_m),
-                static_cast<long long>(t.tiles_n), static_cast<long long>(t.work_units),
-                static_cast<long long>(t.concurrent), t.waves, t.tail_efficiency);
+    std::printf(
+        "  %-22s %lld tiles (%lld x %lld), %lld work units over %lld concurrent = %.2f "
+        "waves, tail efficiency %.2f\n",
+        "work", static_cast<long long>(t.tiles), static_cast<long long>(t.tiles_m),
+        static_cast<long long>(t.tiles_n), static_cast<long long>(t.work_units),
+        static_cast<long long>(t.concurrent), t.waves, t.tail_efficiency);
     std::printf("constraint tables (%s)\n", t.fits ? "fits" : "DOES NOT FIT");
     print_constraints(t.constraints);
   }
@@ -364,11 +399,12 @@ void run_ledger(const LedgerOptions& o) {
                 static_cast<long long>(naive.reads));
   }
   if (o.ascend) {
-    std::printf("ascend / CATLASS Common template on %s: L1 tile %lldx%lldx%lld, L0 tile "
-                "%lldx%lldx%lld (%s)\n",
-                asc_machine.name.c_str(), static_cast<long long>(at.m1), static_cast<long long>(at.n1),
-                static_cast<long long>(at.k1), static_cast<long long>(at.m0),
-                static_cast<long long>(at.n0), static_cast<long long>(at.k0), asc.note.c_str());
+    std::printf(
+        "ascend / CATLASS Common template on %s: L1 tile %lldx%lldx%lld, L0 tile "
+        "%lldx%lldx%lld (%s)\n",
+        asc_machine.name.c_str(), static_cast<long long>(at.m1), static_cast<long long>(at.n1),
+        static_cast<long long>(at.k1), static_cast<long long>(at.m0), static_cast<long long>(at.n0),
+        static_cast<long long>(at.k0), asc.note.c_str());
     print_constraints(asc.constraints);
     std::printf("  reads %s, writes %s, %lld basic blocks, swizzle <%d, %d>\n",
                 human_bytes(asc.read_bytes).c_str(), human_bytes(asc.write_bytes).c_str(),
@@ -390,7 +426,8 @@ void add_ledger_command(CLI::App& app) {
   o->problem.add_to(cmd);
   cmd->add_option("--machine", o->machine, "builtin machine or a .json file (--list-machines)")
       ->capture_default_str();
-  cmd->add_option("--tile", o->tile, "BMxBNxBK or KEY=VALUE,... (BM BN BK STAGES THREADS SPLIT MR NR)");
+  cmd->add_option("--tile", o->tile,
+                  "BMxBNxBK or KEY=VALUE,... (BM BN BK STAGES THREADS SPLIT MR NR)");
   cmd->add_option("--stages", o->stages, "pipeline stages of the tile");
   cmd->add_option("--threads", o->threads, "threads per block of the tile");
   cmd->add_option("--split-k", o->split_k, "split-K pieces of the tile");

@@ -119,7 +119,8 @@ Caches detect_caches(const CpuFeatures& f) {
   }
   if (c.l1d == 0 && f.amd) {  // AMD's legacy cache leaves (some hypervisors leave 0x8000001D empty)
     unsigned a, b, cc, d;
-    if (__get_cpuid(0x80000005u, &a, &b, &cc, &d)) c.l1d = static_cast<std::int64_t>(cc >> 24) << 10;
+    if (__get_cpuid(0x80000005u, &a, &b, &cc, &d))
+      c.l1d = static_cast<std::int64_t>(cc >> 24) << 10;
     if (__get_cpuid(0x80000006u, &a, &b, &cc, &d)) {
       c.l2 = static_cast<std::int64_t>(cc >> 16) << 10;
       c.llc = std::max(c.l2, static_cast<std::int64_t>(d >> 18) * 512 * 1024);

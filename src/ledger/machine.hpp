@@ -19,7 +19,7 @@ struct Machine {
   std::string name;
   std::string kind = "gpu";  // "gpu", "cpu" or "npu"
   std::string description;
-  std::string source;        // where the figures come from (datasheet, URL, measurement)
+  std::string source;          // where the figures come from (datasheet, URL, measurement)
   bool modelled_only = false;  // no such hardware here: figures are a model, never measured
 
   // Dense peak in FLOP/s (ops/s for int8), indexed by PeakClass. 0 = the class is not offered.
@@ -30,13 +30,13 @@ struct Machine {
 
   // Parallel units: SMs (GPU), cores (CPU), AI cores (Ascend).
   int sm_count = 0;
-  std::int64_t smem_per_sm = 0;     // bytes; CPU: per-core L2 (where packed panels live)
-  std::int64_t smem_per_block = 0;  // bytes; the most one block may use (opt-in)
+  std::int64_t smem_per_sm = 0;              // bytes; CPU: per-core L2 (where packed panels live)
+  std::int64_t smem_per_block = 0;           // bytes; the most one block may use (opt-in)
   std::int64_t smem_reserved_per_block = 0;  // bytes the runtime reserves per resident block
-  std::int64_t l2_bytes = 0;        // L2 (GPU) / last-level cache (CPU)
-  int regs_per_sm = 0;              // 32-bit registers
+  std::int64_t l2_bytes = 0;                 // L2 (GPU) / last-level cache (CPU)
+  int regs_per_sm = 0;                       // 32-bit registers
   int max_regs_per_thread = 0;
-  int reg_alloc_unit = 0;           // registers are allocated per warp in units of this many
+  int reg_alloc_unit = 0;  // registers are allocated per warp in units of this many
   int max_threads_per_sm = 0;
   int max_threads_per_block = 0;
   int max_blocks_per_sm = 0;
@@ -46,11 +46,11 @@ struct Machine {
   std::int64_t l1_bytes = 0, l0a_bytes = 0, l0b_bytes = 0, l0c_bytes = 0;
 
   // CPU: how the peak was computed.
-  int simd_bits = 0;     // 128 / 256 / 512
-  int fma_units = 0;     // FMA pipes per core
-  double freq_hz = 0;    // the clock used for the peak
+  int simd_bits = 0;           // 128 / 256 / 512
+  int fma_units = 0;           // FMA pipes per core
+  double freq_hz = 0;          // the clock used for the peak
   std::int64_t l1d_bytes = 0;  // per core
-  std::string isa;       // "avx512", "avx2", ...
+  std::string isa;             // "avx512", "avx2", ...
 
   double peak_of(PeakClass c) const noexcept { return peak[static_cast<int>(c)]; }
 };

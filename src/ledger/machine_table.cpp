@@ -54,8 +54,7 @@ Machine h100_sxm() {
 Machine h100_seed() {
   Machine m = h100_sxm();
   m.name = "h100-seed";
-  m.description =
-      "the seed chapter's H100 model: fp16 1000 TFLOP/s, 3 TB/s, balance ~333 FLOP/B";
+  m.description = "the seed chapter's H100 model: fp16 1000 TFLOP/s, 3 TB/s, balance ~333 FLOP/B";
   m.source = "seeds/gemm-chapter.txt section 1.1 (machine model of its chapter 2)";
   set_peaks(m, 66.9 * T, 66.9 * T, 500 * T, 1000 * T, 2000 * T, 2000 * T);
   m.dram_bytes_per_s = 3e12;
@@ -141,8 +140,8 @@ Machine ascend_910b() {
 }
 
 const std::array<Machine, 6>& table() {
-  static const std::array<Machine, 6> t = {h100_seed(), h100_sxm(), h200(), h200_measured(),
-                                           a100(), ascend_910b()};
+  static const std::array<Machine, 6> t = {h100_seed(),     h100_sxm(), h200(),
+                                           h200_measured(), a100(),     ascend_910b()};
   return t;
 }
 
@@ -150,12 +149,18 @@ const std::array<Machine, 6>& table() {
 
 std::string_view peak_class_name(PeakClass c) noexcept {
   switch (c) {
-    case PeakClass::FP64: return "fp64";
-    case PeakClass::FP32: return "fp32";
-    case PeakClass::TF32: return "tf32";
-    case PeakClass::FP16: return "fp16";
-    case PeakClass::FP8: return "fp8";
-    case PeakClass::INT8: return "int8";
+    case PeakClass::FP64:
+      return "fp64";
+    case PeakClass::FP32:
+      return "fp32";
+    case PeakClass::TF32:
+      return "tf32";
+    case PeakClass::FP16:
+      return "fp16";
+    case PeakClass::FP8:
+      return "fp8";
+    case PeakClass::INT8:
+      return "int8";
   }
   return "?";
 }
@@ -163,19 +168,32 @@ std::string_view peak_class_name(PeakClass c) noexcept {
 PeakClass peak_class_for(DType a, DType b) noexcept {
   auto rank = [](DType t) {
     switch (t) {
-      case DType::F64: return 5;
-      case DType::F32: case DType::I32: return 4;
-      case DType::F16: case DType::BF16: return 3;
-      case DType::E4M3: case DType::E5M2: return 2;
-      default: return 1;  // I8, I4, E8M0
+      case DType::F64:
+        return 5;
+      case DType::F32:
+      case DType::I32:
+        return 4;
+      case DType::F16:
+      case DType::BF16:
+        return 3;
+      case DType::E4M3:
+      case DType::E5M2:
+        return 2;
+      default:
+        return 1;  // I8, I4, E8M0
     }
   };
   switch (std::max(rank(a), rank(b))) {
-    case 5: return PeakClass::FP64;
-    case 4: return PeakClass::FP32;
-    case 3: return PeakClass::FP16;
-    case 2: return PeakClass::FP8;
-    default: return PeakClass::INT8;
+    case 5:
+      return PeakClass::FP64;
+    case 4:
+      return PeakClass::FP32;
+    case 3:
+      return PeakClass::FP16;
+    case 2:
+      return PeakClass::FP8;
+    default:
+      return PeakClass::INT8;
   }
 }
 

@@ -42,7 +42,8 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
     std::int64_t gm = std::clamp<std::int64_t>(
         static_cast<std::int64_t>(std::floor(std::sqrt(static_cast<double>(per_batch)))), 1,
         std::max<std::int64_t>(1, t.tiles_m));
-    std::int64_t gn = std::clamp<std::int64_t>(per_batch / gm, 1, std::max<std::int64_t>(1, t.tiles_n));
+    std::int64_t gn =
+        std::clamp<std::int64_t>(per_batch / gm, 1, std::max<std::int64_t>(1, t.tiles_n));
     gm = std::clamp<std::int64_t>(per_batch / gn, 1, std::max<std::int64_t>(1, t.tiles_m));
     TileConfig group = tile;
     group.block_m = tile.block_m * gm;
@@ -59,7 +60,8 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   // pipeline fill: each wave starts with a DRAM latency plus the first stages' loads at the
   // per-block share of the bandwidth.
   const double per_block_bw = bw > 0 ? bw / conc : 0;
-  const double stage_load = per_block_bw > 0 ? co.fill_stages * t.smem_bytes_per_stage / per_block_bw : 0;
+  const double stage_load =
+      per_block_bw > 0 ? co.fill_stages * t.smem_bytes_per_stage / per_block_bw : 0;
   const double t_fill = t.waves_ceil * (latency + stage_load);
 
   pr.terms = {
@@ -69,13 +71,15 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
       {"pipeline_fill", t_fill, "waves x (latency + first stage load)"},
       {"launch", launch, "fixed cost of one call"},
   };
-  const double body = co.overlap ? std::max(t_compute + t_wave_q, t_dram) : t_compute + t_wave_q + t_dram;
+  const double body =
+      co.overlap ? std::max(t_compute + t_wave_q, t_dram) : t_compute + t_wave_q + t_dram;
   pr.total_s = launch + t_fill + body;
   pr.limiter = launch > body ? "launch" : (t_compute + t_wave_q >= t_dram ? "compute" : "dram");
   return pr;
 }
 
-double predict_ms(const GemmDesc& d, double beta, const TileConfig& tile, std::string_view machine) {
+double predict_ms(const GemmDesc& d, double beta, const TileConfig& tile,
+                  std::string_view machine) {
   try {
     const Machine m = resolve_machine(machine);
     return predict(d, beta, tile, m).total_s * 1e3;

@@ -33,7 +33,7 @@ struct Prediction {
   std::vector<Term> terms;  // in the order above
   double dram_bytes = 0;    // the DRAM traffic the dram term uses (with L2 reuse if enabled)
   double total_s = 0;
-  std::string limiter;      // "compute", "dram" or "launch"
+  std::string limiter;  // "compute", "dram" or "launch"
   double term(std::string_view name) const noexcept;
 };
 

@@ -14,12 +14,16 @@ double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a 
 double scale_bytes_of(const GemmDesc& d, ScaleLayout s) {
   const double m = static_cast<double>(d.m), n = static_cast<double>(d.n);
   switch (s) {
-    case ScaleLayout::None: return 0;
-    case ScaleLayout::Tensor: return 2 * 4;
-    case ScaleLayout::RowCol: return 4 * (m + n);
+    case ScaleLayout::None:
+      return 0;
+    case ScaleLayout::Tensor:
+      return 2 * 4;
+    case ScaleLayout::RowCol:
+      return 4 * (m + n);
     case ScaleLayout::Block1x128:
       return 4 * (m * ceil_div(d.k, 128) + ceil_div(d.k, 128) * ceil_div(d.n, 128));
-    case ScaleLayout::Mx32: return 1 * (m + n) * ceil_div(d.k, 32);
+    case ScaleLayout::Mx32:
+      return 1 * (m + n) * ceil_div(d.k, 32);
   }
   return 0;
 }
@@ -29,10 +33,13 @@ double scale_bytes_of(const GemmDesc& d, ScaleLayout s) {
 ProblemLedger analyze(const GemmDesc& d, double beta, const Machine& machine, ScaleLayout scales) {
   ProblemLedger r;
   const double m = static_cast<double>(d.m), n = static_cast<double>(d.n),
-               k = static_cast<double>(d.k), batch = static_cast<double>(std::max<std::int64_t>(1, d.batch));
+               k = static_cast<double>(d.k),
+               batch = static_cast<double>(std::max<std::int64_t>(1, d.batch));
   r.flops = 2.0 * m * n * k * batch;
   // Broadcast operands (batch_stride 0 with batch > 1) are read once, not per batch entry.
-  auto per_batch = [&](const MatrixDesc& md) { return (md.batch_stride == 0 && batch > 1) ? 1.0 : batch; };
+  auto per_batch = [&](const MatrixDesc& md) {
+    return (md.batch_stride == 0 && batch > 1) ? 1.0 : batch;
+  };
   r.a_bytes = element_bytes(d.a.dtype) * m * k * per_batch(d.a);
   r.b_bytes = element_bytes(d.b.dtype) * k * n * per_batch(d.b);
   r.c_bytes = beta != 0.0 ? element_bytes(d.c.dtype) * m * n * per_batch(d.c) : 0.0;

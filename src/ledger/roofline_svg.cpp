@@ -16,11 +16,16 @@ constexpr double kLeft = 90, kRight = 200, kTop = 56, kBottom = 64;
 std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '"') o += "&quot;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '"')
+      o += "&quot;";
+    else
+      o += c;
   }
   return o;
 }
@@ -40,26 +45,35 @@ std::string si(double v) {
     ++u;
   }
   char b[32];
-  std::snprintf(b, sizeof b, v < 10 && std::fabs(v - std::round(v)) > 1e-9 ? "%.1f %s" : "%.0f %s", v, units[u]);
+  std::snprintf(b, sizeof b, v < 10 && std::fabs(v - std::round(v)) > 1e-9 ? "%.1f %s" : "%.0f %s",
+                v, units[u]);
   return b;
 }
 
 std::string decade(double e) {
   const double v = std::pow(10.0, e);
   char b[32];
-  if (e >= -2 && e <= 3) std::snprintf(b, sizeof b, "%g", v);
-  else std::snprintf(b, sizeof b, "1e%d", static_cast<int>(e));
+  if (e >= -2 && e <= 3)
+    std::snprintf(b, sizeof b, "%g", v);
+  else
+    std::snprintf(b, sizeof b, "1e%d", static_cast<int>(e));
   return b;
 }
 
 const char* color_of(PeakClass c) {
   switch (c) {
-    case PeakClass::FP64: return "#8c564b";
-    case PeakClass::FP32: return "#1f77b4";
-    case PeakClass::TF32: return "#17becf";
-    case PeakClass::FP16: return "#2ca02c";
-    case PeakClass::FP8: return "#d62728";
-    case PeakClass::INT8: return "#9467bd";
+    case PeakClass::FP64:
+      return "#8c564b";
+    case PeakClass::FP32:
+      return "#1f77b4";
+    case PeakClass::TF32:
+      return "#17becf";
+    case PeakClass::FP16:
+      return "#2ca02c";
+    case PeakClass::FP8:
+      return "#d62728";
+    case PeakClass::INT8:
+      return "#9467bd";
   }
   return "#000";
 }
@@ -101,7 +115,8 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
 
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kW << "\" height=\"" << kH
-    << "\" viewBox=\"0 0 " << kW << " " << kH << "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n";
+    << "\" viewBox=\"0 0 " << kW << " " << kH
+    << "\" font-family=\"DejaVu Sans, Arial, sans-serif\">\n";
   s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   s << "<text x=\"" << kW / 2 << "\" y=\"28\" text-anchor=\"middle\" font-size=\"17\">"
     << esc(title) << "</text>\n";
@@ -152,10 +167,11 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
     << num(X(ridge_max)) << "\" y2=\"" << num(Y(ridge_max * bw)) << "\" stroke=\"#444\"/>\n";
   for (const auto& [peak, cls] : roofs) {
     const double ridge = peak / bw;
-    s << "<polyline class=\"roof\" stroke=\"" << color_of(cls.front()) << "\" points=\"" << num(X(ridge)) << ","
-      << num(Y(peak)) << " " << num(X(ai_hi)) << "," << num(Y(peak)) << "\"/>\n";
-    s << "<circle class=\"ridge\" cx=\"" << num(X(ridge)) << "\" cy=\"" << num(Y(peak)) << "\" r=\"3\" fill=\""
-      << color_of(cls.front()) << "\" stroke=\"none\"/>\n";
+    s << "<polyline class=\"roof\" stroke=\"" << color_of(cls.front()) << "\" points=\""
+      << num(X(ridge)) << "," << num(Y(peak)) << " " << num(X(ai_hi)) << "," << num(Y(peak))
+      << "\"/>\n";
+    s << "<circle class=\"ridge\" cx=\"" << num(X(ridge)) << "\" cy=\"" << num(Y(peak))
+      << "\" r=\"3\" fill=\"" << color_of(cls.front()) << "\" stroke=\"none\"/>\n";
   }
   s << "</g>\n";
   // Roof labels in the right margin; nudge apart labels that would overlap.
@@ -176,7 +192,8 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
   {
     // Bandwidth label along the slope, near its lower-left end.
     const double ai = std::pow(10.0, x_lo + 0.3 * (std::log10(ridge_max) - x_lo));
-    const double angle = -std::atan2(Y(ai_lo * bw) - Y(ridge_max * bw), X(ridge_max) - X(ai_lo)) * 180 / M_PI;
+    const double angle =
+        -std::atan2(Y(ai_lo * bw) - Y(ridge_max * bw), X(ridge_max) - X(ai_lo)) * 180 / M_PI;
     s << "<text x=\"" << num(X(ai) - 6) << "\" y=\"" << num(Y(ai * bw) - 12) << "\" fill=\"#444\" "
       << "transform=\"rotate(" << num(angle) << " " << num(X(ai) - 6) << " " << num(Y(ai * bw) - 12)
       << ")\">DRAM " << si(bw) << "B/s</text>\n";
@@ -211,9 +228,9 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
     switch (p.kind) {
       case RooflinePoint::Kind::Problem:
         any_problem = true;
-        s << "<path class=\"problem\" d=\"M" << num(x) << " " << num(y - 8) << " L" << num(x + 8) << " " << num(y)
-          << " L" << num(x) << " " << num(y + 8) << " L" << num(x - 8) << " " << num(y)
-          << " Z\" fill=\"#111\"/>\n";
+        s << "<path class=\"problem\" d=\"M" << num(x) << " " << num(y - 8) << " L" << num(x + 8)
+          << " " << num(y) << " L" << num(x) << " " << num(y + 8) << " L" << num(x - 8) << " "
+          << num(y) << " Z\" fill=\"#111\"/>\n";
         if (!p.label.empty())
           s << "<text x=\"" << num(x + 11) << "\" y=\"" << num(y + 17) << "\" font-size=\"12\">"
             << esc(p.label) << "</text>\n";

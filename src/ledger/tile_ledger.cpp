@@ -30,15 +30,15 @@ std::int64_t parse_int(const std::string& key, const std::string& v) {
     used = 0;
   }
   if (used != v.size() || x <= 0)
-    throw std::invalid_argument("tile config: '" + key + "' needs a positive integer, got '" +
-                                v + "'");
+    throw std::invalid_argument("tile config: '" + key + "' needs a positive integer, got '" + v +
+                                "'");
   return x;
 }
 
 ConstraintRow row(std::string table, std::string item, std::string formula, double value,
                   double limit, bool pass, std::string note = {}) {
-  return ConstraintRow{std::move(table), std::move(item), std::move(formula), value, limit,
-                       pass,             std::move(note)};
+  return ConstraintRow{std::move(table), std::move(item), std::move(formula), value, limit, pass,
+                       std::move(note)};
 }
 
 std::string ratio_note(double ratio) {
@@ -70,15 +70,22 @@ TileConfig parse_tile_config(std::string_view text, TileConfig t) {
       continue;
     }
     const std::string key = upper(part.substr(0, eq)), v = part.substr(eq + 1);
-    if (key == "BM" || key == "MC" || key == "BLOCK_M") t.block_m = parse_int(key, v);
-    else if (key == "BN" || key == "NC" || key == "BLOCK_N") t.block_n = parse_int(key, v);
-    else if (key == "BK" || key == "KC" || key == "BLOCK_K") t.block_k = parse_int(key, v);
-    else if (key == "STAGES" || key == "S") t.stages = static_cast<int>(parse_int(key, v));
-    else if (key == "THREADS" || key == "T") t.threads = static_cast<int>(parse_int(key, v));
+    if (key == "BM" || key == "MC" || key == "BLOCK_M")
+      t.block_m = parse_int(key, v);
+    else if (key == "BN" || key == "NC" || key == "BLOCK_N")
+      t.block_n = parse_int(key, v);
+    else if (key == "BK" || key == "KC" || key == "BLOCK_K")
+      t.block_k = parse_int(key, v);
+    else if (key == "STAGES" || key == "S")
+      t.stages = static_cast<int>(parse_int(key, v));
+    else if (key == "THREADS" || key == "T")
+      t.threads = static_cast<int>(parse_int(key, v));
     else if (key == "SPLIT" || key == "SPLIT_K" || key == "SPLITK")
       t.split_k = static_cast<int>(parse_int(key, v));
-    else if (key == "MR" || key == "FRAG_M") t.frag_m = parse_int(key, v);
-    else if (key == "NR" || key == "FRAG_N") t.frag_n = parse_int(key, v);
+    else if (key == "MR" || key == "FRAG_M")
+      t.frag_m = parse_int(key, v);
+    else if (key == "NR" || key == "FRAG_N")
+      t.frag_n = parse_int(key, v);
     // other keys (CLUSTER, RASTER, ...) do not enter the ledger
   }
   return t;
@@ -157,26 +164,29 @@ TileLedger analyze_tile(const GemmDesc& d, const TileConfig& t, const Machine& m
   r.blocks_by_smem = big;
   if (!cpu && mc.smem_per_sm > 0) {
     const std::int64_t per_block = r.smem_bytes + mc.smem_reserved_per_block;
-    r.blocks_by_smem = r.smem_bytes > mc.smem_per_block
-                           ? 0
-                           : static_cast<int>(mc.smem_per_sm / std::max<std::int64_t>(1, per_block));
+    r.blocks_by_smem =
+        r.smem_bytes > mc.smem_per_block
+            ? 0
+            : static_cast<int>(mc.smem_per_sm / std::max<std::int64_t>(1, per_block));
   }
   r.blocks_by_regs = big;
   if (!cpu && !npu && mc.regs_per_sm > 0) {
     const int warp = std::max(1, mc.warp_size);
     const std::int64_t warps = ceil_div(t.threads, warp);
-    const std::int64_t regs_per_warp =
-        round_up(static_cast<std::int64_t>(r.regs_per_thread) * warp, std::max(1, mc.reg_alloc_unit));
-    r.blocks_by_regs = (mc.max_regs_per_thread > 0 && r.regs_per_thread > mc.max_regs_per_thread)
-                           ? 0
-                           : static_cast<int>(mc.regs_per_sm / std::max<std::int64_t>(1, regs_per_warp * warps));
+    const std::int64_t regs_per_warp = round_up(static_cast<std::int64_t>(r.regs_per_thread) * warp,
+                                                std::max(1, mc.reg_alloc_unit));
+    r.blocks_by_regs =
+        (mc.max_regs_per_thread > 0 && r.regs_per_thread > mc.max_regs_per_thread)
+            ? 0
+            : static_cast<int>(mc.regs_per_sm / std::max<std::int64_t>(1, regs_per_warp * warps));
   }
   r.blocks_by_threads = big;
   if (!cpu && !npu && mc.max_threads_per_sm > 0)
     r.blocks_by_threads = (mc.max_threads_per_block > 0 && t.threads > mc.max_threads_per_block)
                               ? 0
                               : mc.max_threads_per_sm / t.threads;
-  r.blocks_per_sm = std::min({r.blocks_by_smem, r.blocks_by_regs, r.blocks_by_threads, r.blocks_by_hw});
+  r.blocks_per_sm =
+      std::min({r.blocks_by_smem, r.blocks_by_regs, r.blocks_by_threads, r.blocks_by_hw});
   r.occupancy_limiter = r.blocks_per_sm == r.blocks_by_smem      ? "smem"
                         : r.blocks_per_sm == r.blocks_by_regs    ? "registers"
                         : r.blocks_per_sm == r.blocks_by_threads ? "threads"
@@ -194,9 +204,8 @@ TileLedger analyze_tile(const GemmDesc& d, const TileConfig& t, const Machine& m
   r.concurrent = static_cast<std::int64_t>(mc.sm_count) * std::max(1, r.blocks_per_sm);
   r.waves = r.concurrent > 0 ? static_cast<double>(r.work_units) / r.concurrent : 0;
   r.waves_ceil = ceil_div(r.work_units, r.concurrent);
-  r.tail_efficiency = r.waves_ceil > 0
-                          ? static_cast<double>(r.work_units) / (r.waves_ceil * r.concurrent)
-                          : 1.0;
+  r.tail_efficiency =
+      r.waves_ceil > 0 ? static_cast<double>(r.work_units) / (r.waves_ceil * r.concurrent) : 1.0;
   r.k_iterations = ceil_div(ceil_div(d.k, t.split_k), t.block_k);
 
   // DRAM traffic with tiling and no cache reuse (seed 1.2, CATLASS Common template): every
@@ -230,10 +239,10 @@ TileLedger analyze_tile(const GemmDesc& d, const TileConfig& t, const Machine& m
                                 r.acc_regs_per_thread, vregs, r.acc_regs_per_thread < vregs,
                                 "a few registers must stay free for A and B"));
   } else {
-    r.constraints.push_back(row("smem", npu ? "L1 per block (stages x tiles)" : "shared memory per block",
-                                "stages*(BM*BK*bA + BK*BN*bB)", static_cast<double>(r.smem_bytes),
-                                static_cast<double>(mc.smem_per_block),
-                                r.smem_bytes <= mc.smem_per_block));
+    r.constraints.push_back(
+        row("smem", npu ? "L1 per block (stages x tiles)" : "shared memory per block",
+            "stages*(BM*BK*bA + BK*BN*bB)", static_cast<double>(r.smem_bytes),
+            static_cast<double>(mc.smem_per_block), r.smem_bytes <= mc.smem_per_block));
     if (!npu) {
       const double resident = static_cast<double>(std::max(1, r.blocks_per_sm)) *
                               (r.smem_bytes + mc.smem_reserved_per_block);
@@ -244,10 +253,10 @@ TileLedger analyze_tile(const GemmDesc& d, const TileConfig& t, const Machine& m
                                   "BM*BN*b_acc/4/threads", r.acc_regs_per_thread,
                                   mc.max_regs_per_thread,
                                   r.regs_per_thread <= mc.max_regs_per_thread));
-      const double regs_block = static_cast<double>(round_up(
-                                    static_cast<std::int64_t>(r.regs_per_thread) * mc.warp_size,
-                                    std::max(1, mc.reg_alloc_unit))) *
-                                ceil_div(t.threads, mc.warp_size);
+      const double regs_block =
+          static_cast<double>(round_up(static_cast<std::int64_t>(r.regs_per_thread) * mc.warp_size,
+                                       std::max(1, mc.reg_alloc_unit))) *
+          ceil_div(t.threads, mc.warp_size);
       r.constraints.push_back(row("registers", "registers per block",
                                   "ceil(regs*32/256)*256 * warps", regs_block, mc.regs_per_sm,
                                   regs_block <= mc.regs_per_sm));

@@ -21,9 +21,9 @@ struct TileConfig {
   int stages = 1;
   int threads = 128;
   int split_k = 1;
-  DType acc = DType::F32;         // accumulator type (its size sets the register count)
+  DType acc = DType::F32;               // accumulator type (its size sets the register count)
   std::int64_t frag_m = 0, frag_n = 0;  // register tile per thread; 0 = block / threads
-  int extra_regs_per_thread = 0;  // registers besides the accumulators (addresses, fragments)
+  int extra_regs_per_thread = 0;        // registers besides the accumulators (addresses, fragments)
 };
 
 // "128x128x32" (BMxBNxBK), or key=value pairs separated by ',' or ' ' as in
@@ -55,26 +55,26 @@ struct TileLedger {
   int regs_per_thread = 0;         // accumulators + extra, rounded up
   // occupancy
   int blocks_by_smem = 0, blocks_by_regs = 0, blocks_by_threads = 0, blocks_by_hw = 0;
-  int blocks_per_sm = 0;           // the minimum of the four
-  std::string occupancy_limiter;   // "smem", "registers", "threads", "blocks"
-  double occupancy = 0;            // resident threads / max threads per SM (GPU)
+  int blocks_per_sm = 0;          // the minimum of the four
+  std::string occupancy_limiter;  // "smem", "registers", "threads", "blocks"
+  double occupancy = 0;           // resident threads / max threads per SM (GPU)
   // traffic with tiling, no cache reuse: A read once per N-tile column, B once per M-tile row
-  double dram_read_bytes = 0;      // ~ b*M*N*K*(1/BN + 1/BM), exact at the edges
-  double dram_write_bytes = 0;     // D (x split_k partial sums) + C read when beta != 0
+  double dram_read_bytes = 0;   // ~ b*M*N*K*(1/BN + 1/BM), exact at the edges
+  double dram_write_bytes = 0;  // D (x split_k partial sums) + C read when beta != 0
   double dram_bytes = 0;
   double split_k_write_bytes = 0;  // the extra write-out caused by split_k > 1
   double min_bytes = 0;            // the problem's lower bound, for the ratio
   // work decomposition
   std::int64_t tiles_m = 0, tiles_n = 0;
-  std::int64_t tiles = 0;          // output tiles, times batch
-  std::int64_t work_units = 0;     // tiles * split_k
-  std::int64_t concurrent = 0;     // SMs * blocks_per_sm
-  double waves = 0;                // work_units / concurrent
+  std::int64_t tiles = 0;       // output tiles, times batch
+  std::int64_t work_units = 0;  // tiles * split_k
+  std::int64_t concurrent = 0;  // SMs * blocks_per_sm
+  double waves = 0;             // work_units / concurrent
   std::int64_t waves_ceil = 0;
-  double tail_efficiency = 1;      // work_units / (waves_ceil * concurrent)
-  std::int64_t k_iterations = 0;   // ceil(K / split / BK) per work unit
+  double tail_efficiency = 1;     // work_units / (waves_ceil * concurrent)
+  std::int64_t k_iterations = 0;  // ceil(K / split / BK) per work unit
   std::vector<ConstraintRow> constraints;
-  bool fits = true;                // every hard limit (smem, registers) passes
+  bool fits = true;  // every hard limit (smem, registers) passes
 };
 
 TileLedger analyze_tile(const GemmDesc& desc, const TileConfig& tile, const Machine& machine,

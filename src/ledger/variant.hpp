@@ -20,8 +20,8 @@ std::string_view variant_name(Variant v) noexcept;  // "data_parallel", "split_k
 
 // The thresholds of the tree are data.
 struct VariantPolicy {
-  double tail_efficiency_min = 0.8;   // below it (and more than one wave) -> stream-K
-  std::int64_t gemv_max_mn = 16;      // memory-bound and min(M, N) <= this -> GEMV-like
+  double tail_efficiency_min = 0.8;        // below it (and more than one wave) -> stream-K
+  std::int64_t gemv_max_mn = 16;           // memory-bound and min(M, N) <= this -> GEMV-like
   std::int64_t min_k_iters_per_split = 4;  // each split-K piece keeps >= this many BK steps
   int max_split = 64;
 };
@@ -32,8 +32,8 @@ struct GroupShape {
 
 struct VariantChoice {
   Variant variant = Variant::DataParallel;
-  int split = 1;          // split-K pieces (SplitK), 1 otherwise
-  std::string reason;     // the branch taken, with the numbers that decided it
+  int split = 1;       // split-K pieces (SplitK), 1 otherwise
+  std::string reason;  // the branch taken, with the numbers that decided it
 };
 
 // `groups` (may be empty): the shapes of a grouped/batched problem; `desc` then gives dtypes

@@ -79,7 +79,8 @@ TEST(LedgerProperties, UnitsConsistent) {
   std::mt19937_64 rng(test_seed() + 1);
   std::uniform_int_distribution<std::int64_t> size(1, 9000);
   const DType types[] = {DType::F64, DType::F32, DType::F16, DType::BF16, DType::E4M3, DType::I8};
-  for (const char* name : {"h100-seed", "h100-sxm", "h200", "h200-measured", "a100", "ascend-910b"}) {
+  for (const char* name :
+       {"h100-seed", "h100-sxm", "h200", "h200-measured", "a100", "ascend-910b"}) {
     const lg::Machine& m = machine(name);
     for (int i = 0; i < 100; ++i) {
       const GemmDesc d = problem(size(rng), size(rng), size(rng), types[rng() % 6]);
@@ -87,11 +88,13 @@ TEST(LedgerProperties, UnitsConsistent) {
       ASSERT_GT(p.peak_flops, 0) << name;
       EXPECT_NEAR(p.arithmetic_intensity * p.min_bytes, p.flops, 1e-9 * p.flops);
       EXPECT_NEAR(p.ridge_point * p.dram_bytes_per_s, p.peak_flops, 1e-6 * p.peak_flops);
-      EXPECT_DOUBLE_EQ(p.t_floor_s, std::max(p.flops / p.peak_flops, p.min_bytes / p.dram_bytes_per_s));
+      EXPECT_DOUBLE_EQ(p.t_floor_s,
+                       std::max(p.flops / p.peak_flops, p.min_bytes / p.dram_bytes_per_s));
       EXPECT_EQ(p.compute_bound, p.t_compute_s >= p.t_memory_s) << name;
       // No prediction beats the floor; every term is non-negative.
       const lg::Prediction pr = lg::predict(d, 0.0, lg::default_tile_config(d, m), m);
-      EXPECT_GE(pr.total_s, p.t_floor_s * (1 - 1e-12)) << name << " " << d.m << "x" << d.n << "x" << d.k;
+      EXPECT_GE(pr.total_s, p.t_floor_s * (1 - 1e-12))
+          << name << " " << d.m << "x" << d.n << "x" << d.k;
       for (const lg::Term& t : pr.terms) EXPECT_GE(t.seconds, 0) << t.name;
       EXPECT_GE(pr.dram_bytes, p.min_bytes * (1 - 1e-12));
       // The tiled traffic is never below the minimum.
@@ -120,7 +123,8 @@ TEST(LedgerProperties, ElementSizesAndBeta) {
   EXPECT_DOUBLE_EQ(p1.c_bytes, 4.0 * 1024 * 2048);
   EXPECT_DOUBLE_EQ(p1.min_bytes - p0.min_bytes, p1.c_bytes);
   // Scaled formats add their scales: MX, one byte per 32 K-elements per row/column.
-  const lg::ProblemLedger mx = lg::analyze(problem(256, 128, 1024, DType::E4M3), 0.0, m, lg::ScaleLayout::Mx32);
+  const lg::ProblemLedger mx =
+      lg::analyze(problem(256, 128, 1024, DType::E4M3), 0.0, m, lg::ScaleLayout::Mx32);
   EXPECT_DOUBLE_EQ(mx.scale_bytes, (256 + 128) * (1024 / 32));
   // Mixed bf16 x int4 runs at the bf16 rate.
   EXPECT_EQ(lg::peak_class_for(DType::BF16, DType::I4), lg::PeakClass::FP16);
@@ -132,7 +136,8 @@ TEST(LedgerProperties, ElementSizesAndBeta) {
 
 TEST(LedgerProperties, EveryVariantBranchReached) {
   const lg::Machine& h200 = machine("h200");
-  const lg::TileConfig t128{.block_m = 128, .block_n = 128, .block_k = 64, .stages = 4, .threads = 256};
+  const lg::TileConfig t128{
+      .block_m = 128, .block_n = 128, .block_k = 64, .stages = 4, .threads = 256};
   // data-parallel: 1024 tiles = 3.9 waves over 264 blocks, tail 0.97
   lg::VariantChoice c = lg::choose_variant(problem(4096, 4096, 4096), h200, t128);
   EXPECT_EQ(c.variant, lg::Variant::DataParallel) << c.reason;
@@ -147,7 +152,8 @@ TEST(LedgerProperties, EveryVariantBranchReached) {
   EXPECT_EQ(c.variant, lg::Variant::DataParallel) << c.reason;
   EXPECT_NE(c.reason.find("too short"), std::string::npos);
   // stream-K: 1 block per SM (192 KiB of smem), 133 tiles = 1.01 waves, tail 0.50
-  const lg::TileConfig t256{.block_m = 256, .block_n = 128, .block_k = 64, .stages = 4, .threads = 256};
+  const lg::TileConfig t256{
+      .block_m = 256, .block_n = 128, .block_k = 64, .stages = 4, .threads = 256};
   EXPECT_EQ(lg::analyze_tile(problem(1792, 2432, 4096), t256, h200).blocks_per_sm, 1);
   c = lg::choose_variant(problem(256 * 7, 128 * 19, 4096), h200, t256);
   EXPECT_EQ(c.variant, lg::Variant::StreamK) << c.reason;
@@ -158,18 +164,20 @@ TEST(LedgerProperties, EveryVariantBranchReached) {
   GemmDesc b = problem(512, 512, 512);
   b.batch = 32;
   EXPECT_EQ(lg::choose_variant(b, h200, t128).variant, lg::Variant::Batched);
-  EXPECT_EQ(lg::choose_variant(problem(0, 4096, 7168), h200, t128,
-                               {{128, 4096, 7168}, {128, 4096, 7168}})
-                .variant,
-            lg::Variant::Batched);
-  c = lg::choose_variant(problem(0, 4096, 7168), h200, t128, {{100, 4096, 7168}, {900, 4096, 7168}});
+  EXPECT_EQ(
+      lg::choose_variant(problem(0, 4096, 7168), h200, t128, {{128, 4096, 7168}, {128, 4096, 7168}})
+          .variant,
+      lg::Variant::Batched);
+  c = lg::choose_variant(problem(0, 4096, 7168), h200, t128,
+                         {{100, 4096, 7168}, {900, 4096, 7168}});
   EXPECT_EQ(c.variant, lg::Variant::Grouped) << c.reason;
   EXPECT_EQ(lg::variant_name(c.variant), "grouped");
 }
 
 TEST(LedgerProperties, PredictionTermsRespondToTheirCause) {
   const lg::Machine& m = machine("h200-measured");
-  const lg::TileConfig t{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 4, .threads = 384};
+  const lg::TileConfig t{
+      .block_m = 128, .block_n = 256, .block_k = 64, .stages = 4, .threads = 384};
   // A big square is compute-limited and close to its floor.
   const GemmDesc big = problem(8192, 8192, 8192);
   const lg::Prediction pb = lg::predict(big, 0.0, t, m);
@@ -232,8 +240,7 @@ TEST(LedgerMachines, JsonRoundTripAndBase) {
   EXPECT_THROW(lg::machine_from_json_text("{"), std::runtime_error);
   EXPECT_THROW(lg::machine_from_json_text(R"({"name": "x"})"), std::runtime_error);
   EXPECT_THROW(lg::machine_from_json_text(R"({"base": "nope"})"), std::runtime_error);
-  EXPECT_THROW(lg::machine_from_json_text(
-                   R"({"base": "h200", "peak_flops": {"fp4": 1}})"),
+  EXPECT_THROW(lg::machine_from_json_text(R"({"base": "h200", "peak_flops": {"fp4": 1}})"),
                std::runtime_error);
   EXPECT_THROW(lg::resolve_machine("no-such-machine"), std::runtime_error);
   EXPECT_EQ(lg::find_machine("no-such-machine"), nullptr);
@@ -265,8 +272,9 @@ TEST(LedgerMachines, HostDetected) {
               static_cast<long long>(h.l1d_bytes), static_cast<long long>(h.smem_per_sm),
               static_cast<long long>(h.l2_bytes));
   // A CPU row of the bench: finite prediction with a CPU tile config.
-  const double ms = lg::predict_ms(problem(1024, 1024, 1024, DType::F32), 0.0,
-                                   lg::parse_tile_config("MR=6,NR=16,MC=96,KC=256,NC=2048"), "host");
+  const double ms =
+      lg::predict_ms(problem(1024, 1024, 1024, DType::F32), 0.0,
+                     lg::parse_tile_config("MR=6,NR=16,MC=96,KC=256,NC=2048"), "host");
   EXPECT_TRUE(std::isfinite(ms));
   EXPECT_GT(ms, 0);
 }
@@ -305,7 +313,8 @@ TEST(LedgerCli, JsonKeys) {
   const std::string cmd = std::string(bin) +
                           " ledger --m 4096 --n 4096 --k 4096 --dtype f16 --machine h100-seed"
                           " --tile 128x128x32 --stages 3 --threads 128 --count-reads --ascend"
-                          " --variant --json --roofline " + svg;
+                          " --variant --json --roofline " +
+                          svg;
   FILE* p = popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;

@@ -46,8 +46,8 @@ TEST(LedgerSeed, ArithmeticIntensityTableForSquares) {
     double ai;
     const char* bound;
   };
-  const Row table[] = {{128, 128.0 / 3, "memory"},   {256, 256.0 / 3, "memory"},
-                       {512, 512.0 / 3, "memory"},   {1024, 1024.0 / 3, "compute"},
+  const Row table[] = {{128, 128.0 / 3, "memory"},    {256, 256.0 / 3, "memory"},
+                       {512, 512.0 / 3, "memory"},    {1024, 1024.0 / 3, "compute"},
                        {2048, 2048.0 / 3, "compute"}, {4096, 4096.0 / 3, "compute"},
                        {8192, 8192.0 / 3, "compute"}};
   for (const Row& r : table) {
@@ -106,8 +106,12 @@ TEST(LedgerSeed, SharedMemoryPerStage) {
 TEST(LedgerSeed, AccumulatorRegisters) {
   const GemmDesc d = square(4096, DType::F16);
   const lg::Machine& h100 = machine("h100-sxm");
-  const lg::TileConfig t{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 3,
-                         .threads = 128, .acc = DType::F32};
+  const lg::TileConfig t{.block_m = 128,
+                         .block_n = 128,
+                         .block_k = 32,
+                         .stages = 3,
+                         .threads = 128,
+                         .acc = DType::F32};
   const lg::TileLedger tl = lg::analyze_tile(d, t, h100);
   EXPECT_DOUBLE_EQ(tl.acc_regs_per_thread, 128.0);
   EXPECT_EQ(h100.regs_per_sm, 65536);
@@ -125,8 +129,8 @@ TEST(LedgerSeed, AccumulatorRegisters) {
 // Seed 1.2 / CATLASS: tiled reads b*MNK*(1/m1 + 1/n1) plus the output.
 TEST(LedgerSeed, TiledTrafficFormula) {
   const GemmDesc d = square(4096, DType::F16);
-  const lg::TileConfig t{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 4,
-                         .threads = 256};
+  const lg::TileConfig t{
+      .block_m = 128, .block_n = 256, .block_k = 64, .stages = 4, .threads = 256};
   const lg::TileLedger tl = lg::analyze_tile(d, t, machine("h200"));
   const double mnk = 4096.0 * 4096 * 4096;
   EXPECT_DOUBLE_EQ(tl.dram_read_bytes, 2 * mnk * (1.0 / 128 + 1.0 / 256));
