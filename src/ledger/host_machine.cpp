@@ -166,7 +166,9 @@ int detect_cores() {
 
 // Streaming read bandwidth with one thread per core over a buffer well beyond the LLC.
 double measure_read_bandwidth(int threads, std::int64_t llc) {
-  const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(4 * llc, 128 << 20));
+  // 4x the LLC, within [128 MiB, 256 MiB]: hypervisors sometimes report absurd LLC sizes.
+  const std::size_t bytes = static_cast<std::size_t>(
+      std::clamp<std::int64_t>(4 * llc, std::int64_t{128} << 20, std::int64_t{256} << 20));
   const std::size_t n = bytes / sizeof(std::uint64_t);
   std::vector<std::uint64_t> buf(n, 1);
   std::atomic<std::uint64_t> sink{0};
