@@ -96,7 +96,8 @@ std::string roofline_svg(const Machine& m, const std::vector<RooflinePoint>& pts
   if (roofs.empty()) peak_min = 1;
   // Axis ranges in decades, covering the roofs and every point.
   double x_lo = std::log10(std::min(1.0, peak_min / bw / 10)), x_hi = std::log10(ridge_max * 30);
-  double y_hi = std::log10(peak_max * 2), y_lo = std::log10(peak_min / 30);
+  double y_hi = std::log10(peak_max * 1.3),
+         y_lo = std::min(std::log10(peak_min / 30), x_lo + std::log10(bw));  // slope start visible
   for (const auto& p : pts) {
     if (p.arithmetic_intensity <= 0 || p.flops_per_s <= 0) continue;
     x_lo = std::min(x_lo, std::log10(p.arithmetic_intensity / 2));
