@@ -1,8 +1,151 @@
-// Registers every CPU kernel in the kernel registry.
+// Registers every CPU kernel in the kernel registry: the fp64 reference, the ladder rungs and,
+// per ISA (run-time checked), the production kernels and their variants.
 #include "core/reference.hpp"
+#include "core/status.hpp"
+#include "cpu/cpu_info.hpp"
+#include "cpu/kernels.hpp"
+#include "cpu/ladder.hpp"
+#include "cpu/split_policy.hpp"
+#include "cpu/typed_gemm.hpp"
 #include "dispatch/registry.hpp"
 
 namespace gemmkit::dispatch {
+
+namespace {
+
+using cpu::Isa;
+
+void register_ladder(Registry& r) {
+  using namespace cpu;
+  r.add(ladder_kernel("cpu.ladder.naive", "triple loop, strided reads", ladder_naive<float>,
+                      ladder_naive<double>, false));
+  r.add(ladder_kernel("cpu.ladder.blocked", "TILE_M=32,TILE_N=64,TILE_K=128 local accumulator",
+                      ladder_blocked<float>, ladder_blocked<double>, false));
+  r.add(ladder_kernel("cpu.ladder.packed", "MR=4,NR=8,MC=128,KC=256,NC=2048 scalar tile",
+                      ladder_packed<float>, ladder_packed<double>, false));
+  r.add(ladder_kernel("cpu.ladder.simd", "AVX2+FMA MR=6,NR=16(f32)/8(f64),MC=120,KC=256,NC=2048",
+                      ladder_simd<float>, ladder_simd<double>, true));
+  r.add(ladder_kernel("cpu.ladder.threaded", "simd rung + OpenMP over the MC loop",
+                      ladder_threaded<float>, ladder_threaded<double>, true));
+}
+
+bool isa_available(Isa isa) {
+  const cpu::CpuInfo& c = cpu::cpu_info();
+  return isa == Isa::Portable || (isa == Isa::Avx2 && c.avx2_fma) ||
+         (isa == Isa::Avx512 && c.avx512);
+}
+
+Status check_isa(Isa isa) {
+  if (isa_available(isa)) return {};
+  return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::None,
+                       std::string("this CPU lacks ") + cpu::isa_name(isa));
+}
+
+bool is_sgemm_input(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
+
+Status sgemm_supports(const GemmDesc& d) {
+  if (d.compute != DType::F32 || d.c.dtype != DType::F32 || d.d.dtype != DType::F32 ||
+      !is_sgemm_input(d.a.dtype) || !is_sgemm_input(d.b.dtype))
+    return GEMMKIT_UNSUPPORTED("sgemm takes f32/bf16/f16 A and B, f32 C, D and accumulate");
+  return {};
+}
+Status dgemm_supports(const GemmDesc& d) {
+  if (!cpu::all_dtype(d, DType::F64)) return GEMMKIT_UNSUPPORTED("dgemm takes all-f64 problems");
+  return {};
+}
+Status igemm_supports(const GemmDesc& d) {
+  if (d.a.dtype != DType::I8 || d.b.dtype != DType::I8 || d.c.dtype != DType::I32 ||
+      d.d.dtype != DType::I32 || d.compute != DType::I32)
+    return GEMMKIT_UNSUPPORTED("igemm takes i8 A and B, i32 C, D and accumulate");
+  // |a * b| <= 2^14, so K < 2^17 keeps every i32 partial sum exact.
+  if (d.k >= (std::int64_t{1} << 17))
+    return GEMMKIT_UNSUPPORTED("igemm: K >= 2^17 could overflow the i32 accumulator");
+  return {};
+}
+Status same_float(const GemmDesc& d) {
+  if (!cpu::all_dtype(d, DType::F32) && !cpu::all_dtype(d, DType::F64))
+    return GEMMKIT_UNSUPPORTED("takes all-f32 or all-f64 problems");
+  return {};
+}
+
+std::string tile_name(cpu::TileShape t) {
+  return std::to_string(t.mr) + "x" + std::to_string(t.nr);
+}
+
+KernelInfo production(std::string name, std::string config, int priority,
+                      std::function<Status(const GemmDesc&)> supports, Isa isa,
+                      std::function<Status(const GemmDesc&, const GemmArgs&, const Options&)> run) {
+  return KernelInfo{
+      .name = std::move(name),
+      .backend = Backend::Cpu,
+      .role = KernelRole::Production,
+      .config = std::move(config),
+      .priority = priority,
+      .can_implement = [isa, supports](const GemmDesc& d) -> Status {
+        if (Status s = check_isa(isa); !s) return s;
+        return supports(d);
+      },
+      .run = std::move(run),
+      .workspace_bytes = {},
+  };
+}
+
+void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
+  const std::string isa = cpu::isa_name(k.isa);
+  const std::string s_blocks = cpu::describe(cpu::derive_blocks(k.isa, k.sgemm_tile.mr, k.sgemm_tile.nr, 4));
+  const std::string d_blocks = cpu::describe(cpu::derive_blocks(k.isa, k.dgemm_tile.mr, k.dgemm_tile.nr, 8));
+  if (k.isa == Isa::Portable) {
+    // One portable entry for every dtype family: the oracle of the SIMD kernels.
+    r.add(production(
+        "cpu.gemm_portable",
+        "f32: " + s_blocks + "; f64: " + d_blocks + "; i8->i32 " + tile_name(k.igemm_tile),
+        base,
+        [](const GemmDesc& d) -> Status {
+          if (sgemm_supports(d) || dgemm_supports(d) || igemm_supports(d)) return {};
+          return GEMMKIT_UNSUPPORTED("portable gemm: f32/bf16/f16 -> f32, f64, i8 -> i32");
+        },
+        k.isa,
+        [k](const GemmDesc& d, const GemmArgs& a, const Options& o) {
+          if (d.d.dtype == DType::F64) return k.dgemm(d, a, o);
+          if (d.d.dtype == DType::I32) return k.igemm(d, a, o);
+          return k.sgemm(d, a, o);
+        }));
+  } else {
+    r.add(production("cpu.sgemm_" + isa + "_" + tile_name(k.sgemm_tile),
+                     s_blocks + ",inputs f32|bf16|f16 converted while packing", base,
+                     sgemm_supports, k.isa, k.sgemm));
+    r.add(production("cpu.dgemm_" + isa + "_" + tile_name(k.dgemm_tile), d_blocks, base,
+                     dgemm_supports, k.isa, k.dgemm));
+    r.add(production("cpu.igemm_" + isa + "_" + tile_name(k.igemm_tile),
+                     "i8 x i8 -> i32 exact, KC=K", base, igemm_supports, k.isa, k.igemm));
+  }
+  r.add(production(
+      "cpu.gemv_" + isa, "M == 1 or N == 1: streams B once, threads split N", base + 40,
+      [](const GemmDesc& d) -> Status {
+        if (Status s = same_float(d); !s) return s;
+        if (!cpu::is_gemv_shape(d)) return GEMMKIT_UNSUPPORTED("gemv needs M == 1 or N == 1");
+        return {};
+      },
+      k.isa, k.gemv));
+  const cpu::SplitKFn splitk = k.splitk;
+  const cpu::TileShape st = k.sgemm_tile, dt = k.dgemm_tile;
+  r.add(production(
+      "cpu.gemm_splitk_" + isa, "deterministic split-K: 2..8 K ranges, fixed-order sum",
+      base + 30,
+      [st, dt](const GemmDesc& d) -> Status {
+        if (Status s = same_float(d); !s) return s;
+        const cpu::TileShape t = d.d.dtype == DType::F64 ? dt : st;
+        if (cpu::splitk_default_splits(d, t.mr, t.nr) == 0)
+          return GEMMKIT_UNSUPPORTED("split-K: enough output tiles for the cores, or short K");
+        return {};
+      },
+      k.isa,
+      [splitk](const GemmDesc& d, const GemmArgs& a, const Options& o) {
+        return splitk(d, a, o, 0);
+      }));
+}
+
+}  // namespace
 
 void register_cpu_kernels(Registry& r) {
   // The fp64 reference: every dtype combination the front door accepts, slowly. The planner
@@ -20,6 +163,10 @@ void register_cpu_kernels(Registry& r) {
       },
       .workspace_bytes = {},
   });
+  register_ladder(r);
+  register_isa(r, cpu::avx512_kernels(), 300);
+  register_isa(r, cpu::avx2_kernels(), 200);
+  register_isa(r, cpu::portable_kernels(), 100);
 }
 
 }  // namespace gemmkit::dispatch

@@ -1,0 +1,62 @@
+#include "cpu/block_table.hpp"
+
+#include <algorithm>
+
+#include "cpu/cpu_info.hpp"
+
+namespace gemmkit::cpu {
+
+namespace {
+
+// One row per ISA. Shares leave room for the A micro-panel and C tile (L1) and for the B
+// micro-panels streaming through (L2).
+constexpr BlockRule kRules[] = {
+    {.isa = Isa::Portable, .l1_share = 0.5, .l2_share = 0.5, .l3_share = 0.25,
+     .kc_min = 64, .kc_max = 256, .nc_max = 2048},
+    {.isa = Isa::Avx2, .l1_share = 0.5, .l2_share = 0.5, .l3_share = 0.25,
+     .kc_min = 128, .kc_max = 384, .nc_max = 4096},
+    {.isa = Isa::Avx512, .l1_share = 0.5, .l2_share = 0.5, .l3_share = 0.25,
+     .kc_min = 128, .kc_max = 384, .nc_max = 4096},
+};
+
+std::int64_t round_down(std::int64_t x, std::int64_t m) { return std::max(m, x / m * m); }
+
+}  // namespace
+
+const char* isa_name(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::Portable: return "portable";
+    case Isa::Avx2: return "avx2";
+    case Isa::Avx512: return "avx512";
+  }
+  return "?";
+}
+
+const BlockRule& block_rule(Isa isa) {
+  for (const BlockRule& r : kRules)
+    if (r.isa == isa) return r;
+  return kRules[0];
+}
+
+BlockSizes derive_blocks(Isa isa, int mr, int nr, int elem_bytes) {
+  const BlockRule& r = block_rule(isa);
+  const CpuInfo& c = cpu_info();
+  BlockSizes b{.mr = mr, .nr = nr};
+  const double l1 = static_cast<double>(c.l1d_bytes) * r.l1_share;
+  b.kc = std::clamp(round_down(static_cast<std::int64_t>(l1 / (nr * elem_bytes)), 8), r.kc_min,
+                    r.kc_max);
+  const double l2 = static_cast<double>(c.l2_bytes) * r.l2_share;
+  b.mc = round_down(static_cast<std::int64_t>(l2 / (b.kc * elem_bytes)), mr);
+  const double l3 = static_cast<double>(std::max(c.l3_bytes, c.l2_bytes)) * r.l3_share;
+  b.nc = std::min(r.nc_max, round_down(static_cast<std::int64_t>(l3 / (b.kc * elem_bytes)), nr));
+  b.nc = round_down(b.nc, nr);
+  return b;
+}
+
+std::string describe(const BlockSizes& b) {
+  return "MR=" + std::to_string(b.mr) + ",NR=" + std::to_string(b.nr) +
+         ",MC=" + std::to_string(b.mc) + ",KC=" + std::to_string(b.kc) +
+         ",NC=" + std::to_string(b.nc);
+}
+
+}  // namespace gemmkit::cpu

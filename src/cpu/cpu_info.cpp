@@ -1,0 +1,50 @@
+#include "cpu/cpu_info.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+namespace gemmkit::cpu {
+
+namespace {
+
+CpuInfo detect() {
+  CpuInfo c;
+  __builtin_cpu_init();
+  c.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  c.f16c = c.avx2_fma && __builtin_cpu_supports("f16c");
+  c.avx512 = c.avx2_fma && __builtin_cpu_supports("avx512f") &&
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+             __builtin_cpu_supports("avx512dq");
+  if (const char* cap = std::getenv("GEMMKIT_CPU_ISA")) {
+    const std::string_view s(cap);
+    if (s == "portable") c.avx2_fma = c.f16c = c.avx512 = false;
+    if (s == "avx2") c.avx512 = false;
+  }
+  // sysconf reports 0 or -1 where the kernel does not know; keep the defaults then.
+  if (long v = sysconf(_SC_LEVEL1_DCACHE_SIZE); v > 0) c.l1d_bytes = v;
+  if (long v = sysconf(_SC_LEVEL2_CACHE_SIZE); v > 0) c.l2_bytes = v;
+  if (long v = sysconf(_SC_LEVEL3_CACHE_SIZE); v > 0) c.l3_bytes = v;
+  c.cores = std::max(1, omp_get_num_procs());
+  return c;
+}
+
+}  // namespace
+
+const CpuInfo& cpu_info() {
+  static const CpuInfo info = detect();
+  return info;
+}
+
+int choose_threads(int opt_threads, double flops) {
+  int nt = opt_threads > 0 ? opt_threads : omp_get_max_threads();
+  // About 2 MFLOP per thread before a second thread pays for its wake-up.
+  const double per_thread = 2e6;
+  const int by_work = static_cast<int>(std::max(1.0, flops / per_thread));
+  return std::max(1, std::min(nt, by_work));
+}
+
+}  // namespace gemmkit::cpu

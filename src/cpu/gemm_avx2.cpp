@@ -1,0 +1,53 @@
+// AVX2+FMA production kernels: sgemm 6x16 (12 ymm accumulators), dgemm 6x8, i8 -> i32 through
+// the portable tile vectorized with AVX2. Reached only when cpu_info().avx2_fma.
+#include <immintrin.h>
+
+#include "cpu/block_table.hpp"
+#include "cpu/microkernel_portable.hpp"
+#include "cpu/microkernel_simd.hpp"
+
+namespace gemmkit::cpu {
+inline namespace GEMMKIT_CPU_ISA {
+namespace {
+
+struct VecF32 {
+  using T = float;
+  using Reg = __m256;
+  static constexpr int W = 8, kRegisters = 16;
+  static Reg zero() { return _mm256_setzero_ps(); }
+  static Reg load(const T* p) { return _mm256_load_ps(p); }
+  static Reg loadu(const T* p) { return _mm256_loadu_ps(p); }
+  static void storeu(T* p, Reg v) { _mm256_storeu_ps(p, v); }
+  static Reg broadcast(const T* p) { return _mm256_broadcast_ss(p); }
+  static Reg set1(T x) { return _mm256_set1_ps(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
+};
+
+struct VecF64 {
+  using T = double;
+  using Reg = __m256d;
+  static constexpr int W = 4, kRegisters = 16;
+  static Reg zero() { return _mm256_setzero_pd(); }
+  static Reg load(const T* p) { return _mm256_load_pd(p); }
+  static Reg loadu(const T* p) { return _mm256_loadu_pd(p); }
+  static void storeu(T* p, Reg v) { _mm256_storeu_pd(p, v); }
+  static Reg broadcast(const T* p) { return _mm256_broadcast_sd(p); }
+  static Reg set1(T x) { return _mm256_set1_pd(x); }
+  static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
+  static Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
+};
+
+}  // namespace
+
+constexpr Isa kIsa = Isa::Avx2;
+struct Sgemm : SimdKernel<VecF32, 6, 2> { static constexpr Isa kIsa = Isa::Avx2; };
+struct Dgemm : SimdKernel<VecF64, 6, 2> { static constexpr Isa kIsa = Isa::Avx2; };
+struct Igemm : PortableKernel<std::int32_t, 4, 16> { static constexpr Isa kIsa = Isa::Avx2; };
+
+}  // namespace GEMMKIT_CPU_ISA
+}  // namespace gemmkit::cpu
+
+#include "cpu/gemm_isa_entries.hpp"
+
+const gemmkit::cpu::IsaKernels& gemmkit::cpu::avx2_kernels() { return kIsaKernels; }

@@ -1,0 +1,327 @@
+// The production CPU GEMM, written once over a microkernel type K and compiled by each ISA file
+// (gemm_avx512.cpp, gemm_avx2.cpp, gemm_portable.cpp) with that file's flags:
+//   mainloop   BLIS's five loops: jc (NC) -> pc (KC, pack B once, shared by the team)
+//              -> ic (MC, each thread packs its own A block) -> jr (NR) -> ir (MR) -> K::tile
+//   scheduler  the team splits the ic blocks (enough rows) or the jr micro-panels (few rows)
+//   epilogue   in K::tile (registers -> D for full unit-stride tiles, a temporary tile otherwise)
+// Plus the variants that reuse it: a streaming GEMV for M == 1 or N == 1, deterministic
+// split-K for small M * N with long K, and strided batches.
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "core/validate.hpp"
+#include "core/view.hpp"
+#include "cpu/block_table.hpp"
+#include "cpu/cpu_info.hpp"
+#include "cpu/epilogue.hpp"
+#include "cpu/isa_namespace.hpp"
+#include "cpu/pack.hpp"
+#include "cpu/workspace.hpp"
+#include "gemmkit/gemm.hpp"
+
+namespace gemmkit::cpu {
+inline namespace GEMMKIT_CPU_ISA {
+
+// One batch entry as the driver sees it: D(i, j) = alpha * sum_p A(i, p) B(p, j) + beta * C.
+template <class T>
+struct Problem {
+  std::int64_t m = 0, n = 0, k = 0;
+  PackSource<T> a;   // element (i, p)
+  PackSource<T> bt;  // element (j, p): B seen transposed, so both pack the same way
+  T* d = nullptr;
+  core::Strides sd;
+  const T* c = nullptr;
+  core::Strides sc;
+  Scalar<T> alpha{1}, beta{0};
+};
+
+// D^T = B^T A^T: the same problem with the roles of M and N swapped. Used so that D's unit
+// stride runs along N (vector stores), and to turn N == 1 into M == 1.
+template <class T>
+Problem<T> transposed(const Problem<T>& p) {
+  Problem<T> t = p;
+  std::swap(t.m, t.n);
+  std::swap(t.a, t.bt);
+  t.sd = {p.sd.col, p.sd.row};
+  t.sc = {p.sc.col, p.sc.row};
+  return t;
+}
+
+template <class T>
+Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t batch_index) {
+  const core::ProblemView v = core::make_view(desc);
+  auto offset = [&](const void* p, const MatrixDesc& m) -> const void* {
+    if (p == nullptr) return nullptr;
+    return static_cast<const char*>(p) + batch_index * m.batch_stride * dtype_bits(m.dtype) / 8;
+  };
+  Problem<T> pr;
+  pr.m = desc.m, pr.n = desc.n, pr.k = desc.k;
+  pr.a.base = offset(args.a, desc.a);
+  pr.a.s = v.a;
+  pack_convert_for(desc.a.dtype, desc.compute, &pr.a.convert);
+  pr.bt.base = offset(args.b, desc.b);
+  pr.bt.s = {v.b.col, v.b.row};
+  pack_convert_for(desc.b.dtype, desc.compute, &pr.bt.convert);
+  pr.d = static_cast<T*>(const_cast<void*>(offset(args.d, desc.d)));
+  pr.sd = v.d;
+  pr.c = static_cast<const T*>(offset(args.c, desc.c));
+  pr.sc = v.c;
+  pr.alpha = static_cast<Scalar<T>>(args.alpha);
+  pr.beta = static_cast<Scalar<T>>(args.beta);
+  // Vector stores want D's unit stride along N.
+  if (pr.sd.col != 1 && pr.sd.row == 1) pr = transposed(pr);
+  return pr;
+}
+
+// D = beta * C (D = 0 when beta == 0, C unread): alpha == 0 or K == 0 reads neither A nor B.
+template <class T>
+void scale_only(const Problem<T>& p) {
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      Scalar<T> v{0};
+      if (p.beta != Scalar<T>(0)) v = p.beta * static_cast<Scalar<T>>(p.c[i * p.sc.row + j * p.sc.col]);
+      p.d[i * p.sd.row + j * p.sd.col] = finish<T>(v);
+    }
+}
+
+template <class K>
+struct Driver {
+  using T = typename K::T;
+  static constexpr int MR = K::kMR, NR = K::kNR;
+
+  static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
+
+  // alpha != 0, K > 0. `nt` threads (1: no parallel region).
+  static void run(const Problem<T>& p, const BlockSizes& bs, int nt) {
+    PackWorkspace& ws = thread_workspace();
+    ws.reserve_threads(nt);
+    const std::int64_t KC = std::min(bs.kc, p.k);
+    const std::int64_t NC = std::min(round_up(bs.nc, NR), round_up(p.n, NR));
+    // Balanced M blocks: a multiple of nt blocks when there are enough rows for everyone.
+    std::int64_t n_ic = (p.m + bs.mc - 1) / bs.mc;
+    const bool split_rows = nt > 1 && p.m >= 4 * MR * nt;
+    if (split_rows) n_ic = round_up(n_ic, nt);
+    const std::int64_t MC = round_up((p.m + n_ic - 1) / n_ic, MR);
+    T* pb = static_cast<T*>(ws.b.get(sizeof(T) * NC * KC));
+    for (int t = 0; t < nt; ++t) ws.a[t].get(sizeof(T) * MC * KC);
+
+    auto body = [&](int tid) {
+      T* pa = static_cast<T*>(ws.a[tid].get(sizeof(T) * MC * KC));
+      for (std::int64_t j0 = 0; j0 < p.n; j0 += NC) {
+        const std::int64_t nc = std::min(NC, p.n - j0);
+        const std::int64_t panels = (nc + NR - 1) / NR;
+        for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
+          const std::int64_t kc = std::min(KC, p.k - p0);
+          // Copy: the team packs B (KC, NC) together, each thread a range of micro-panels.
+          {
+            const std::int64_t q0 = panels * tid / nt, q1 = panels * (tid + 1) / nt;
+            if (q1 > q0)
+              pack_panels<NR>(p.bt, j0 + q0 * NR, std::min(nc, q1 * NR) - q0 * NR, p0, kc,
+                              pb + q0 * NR * kc);
+          }
+          if (nt > 1) {
+#pragma omp barrier
+          }
+          // Compute: rows split over the team, or every row with a share of the panels.
+          for (std::int64_t ib = split_rows ? tid : 0; ib * MC < p.m; ib += split_rows ? nt : 1) {
+            const std::int64_t i0 = ib * MC, mc = std::min(MC, p.m - i0);
+            pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
+            const std::int64_t q0 = split_rows ? 0 : panels * tid / nt;
+            const std::int64_t q1 = split_rows ? panels : panels * (tid + 1) / nt;
+            macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, q0, q1);
+          }
+          if (nt > 1) {
+#pragma omp barrier
+          }
+        }
+      }
+    };
+    if (nt == 1) {
+      body(0);
+    } else {
+#pragma omp parallel num_threads(nt)
+      body(omp_get_thread_num());
+    }
+  }
+
+  // Every (MR, NR) tile of micro-panels [q0, q1) of the packed B block against the A block.
+  static void macro_kernel(const Problem<T>& p, const T* pa, const T* pb, std::int64_t i0,
+                           std::int64_t mc, std::int64_t j0, std::int64_t nc, std::int64_t p0,
+                           std::int64_t kc, std::int64_t q0, std::int64_t q1) {
+    const bool first = p0 == 0;
+    Epi<T> e;
+    e.sd = p.sd;
+    e.sc = first ? p.sc : p.sd;
+    e.alpha = p.alpha;
+    e.beta = first ? p.beta : Scalar<T>(1);
+    e.read_c = !first || p.beta != Scalar<T>(0);
+    const bool unit = p.sd.col == 1 && (!e.read_c || e.sc.col == 1);
+    for (std::int64_t q = q0; q < q1; ++q) {
+      const std::int64_t jr = q * NR;
+      e.nr = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
+      for (std::int64_t ir = 0; ir < mc; ir += MR) {
+        e.mr = static_cast<int>(std::min<std::int64_t>(MR, mc - ir));
+        const std::int64_t i = i0 + ir, j = j0 + jr;
+        e.d = p.d + i * p.sd.row + j * p.sd.col;
+        e.c = first ? (e.read_c ? p.c + i * p.sc.row + j * p.sc.col : nullptr) : e.d;
+        e.fast = unit && e.mr == MR && e.nr == NR;
+        K::tile(kc, pa + ir * kc, pb + jr * kc, e);
+      }
+    }
+  }
+};
+
+// Streaming GEMV: D (1, N) = alpha * x (1, K) * B (K, N) + beta * C, after turning N == 1 into
+// M == 1. B is read exactly once, along its unit stride: axpy rows when B's N stride is 1,
+// dot products when its K stride is 1. Threads split N. Needs Copy sources (same dtypes).
+template <class T>
+void gemv(Problem<T> p, int nt) {
+  if (p.m != 1) p = transposed(p);
+  const T* x = static_cast<const T*>(p.a.base);
+  const std::int64_t xs = p.a.s.col;
+  const T* b = static_cast<const T*>(p.bt.base);
+  const std::int64_t bn = p.bt.s.row, bk = p.bt.s.col;  // B(p, j) = b[j * bn + p * bk]
+  constexpr std::int64_t kChunk = 1024;                  // accumulators that stay in L1
+  PackWorkspace& ws = thread_workspace();
+  T* xbuf = static_cast<T*>(ws.vec.get(sizeof(T) * (p.k + nt * kChunk)));
+  for (std::int64_t q = 0; q < p.k; ++q) xbuf[q] = x[q * xs];
+  nt = static_cast<int>(std::min<std::int64_t>(nt, (p.n + 63) / 64));
+  auto finish_col = [&](std::int64_t j, T acc) {
+    Scalar<T> v = p.alpha * acc;
+    if (p.beta != Scalar<T>(0)) v += p.beta * p.c[j * p.sc.col];
+    p.d[j * p.sd.col] = v;
+  };
+  auto body = [&](int tid) {
+    const std::int64_t j_begin = p.n * tid / nt, j_end = p.n * (tid + 1) / nt;
+    if (bn == 1) {
+      T* acc = xbuf + p.k + tid * kChunk;
+      for (std::int64_t j0 = j_begin; j0 < j_end; j0 += kChunk) {
+        const std::int64_t w = std::min(kChunk, j_end - j0);
+        std::fill(acc, acc + w, T(0));
+        std::int64_t q = 0;
+        for (; q + 4 <= p.k; q += 4) {
+          const T x0 = xbuf[q], x1 = xbuf[q + 1], x2 = xbuf[q + 2], x3 = xbuf[q + 3];
+          const T* r0 = b + q * bk + j0;
+          const T *r1 = r0 + bk, *r2 = r1 + bk, *r3 = r2 + bk;
+#pragma omp simd
+          for (std::int64_t j = 0; j < w; ++j)
+            acc[j] += x0 * r0[j] + x1 * r1[j] + x2 * r2[j] + x3 * r3[j];
+        }
+        for (; q < p.k; ++q) {
+          const T* r0 = b + q * bk + j0;
+#pragma omp simd
+          for (std::int64_t j = 0; j < w; ++j) acc[j] += xbuf[q] * r0[j];
+        }
+        for (std::int64_t j = 0; j < w; ++j) finish_col(j0 + j, acc[j]);
+      }
+    } else {
+      std::int64_t j = j_begin;
+      if (bk == 1) {
+        for (; j + 4 <= j_end; j += 4) {
+          const T *c0 = b + j * bn, *c1 = c0 + bn, *c2 = c1 + bn, *c3 = c2 + bn;
+          T s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#pragma omp simd reduction(+ : s0, s1, s2, s3)
+          for (std::int64_t q = 0; q < p.k; ++q) {
+            s0 += xbuf[q] * c0[q];
+            s1 += xbuf[q] * c1[q];
+            s2 += xbuf[q] * c2[q];
+            s3 += xbuf[q] * c3[q];
+          }
+          finish_col(j, s0), finish_col(j + 1, s1), finish_col(j + 2, s2), finish_col(j + 3, s3);
+        }
+      }
+      for (; j < j_end; ++j) {
+        T s = 0;
+        for (std::int64_t q = 0; q < p.k; ++q) s += xbuf[q] * b[j * bn + q * bk];
+        finish_col(j, s);
+      }
+    }
+  };
+  if (nt == 1) {
+    body(0);
+  } else {
+#pragma omp parallel num_threads(nt)
+    body(omp_get_thread_num());
+  }
+}
+
+// Split-K: `splits` K ranges computed independently (one thread each, the same packed
+// driver) into partial (M, N) buffers, then D = alpha * (P_0 + P_1 + ...) + beta * C summed in
+// that fixed order: bitwise identical results for any thread count.
+template <class K>
+void splitk(const Problem<typename K::T>& p, const BlockSizes& bs, int splits, int nt) {
+  using T = typename K::T;
+  PackWorkspace& ws = thread_workspace();
+  const std::int64_t mn = p.m * p.n;
+  T* part = static_cast<T*>(ws.partial.get(sizeof(T) * mn * splits));
+#pragma omp parallel for num_threads(std::min(nt, splits)) schedule(static)
+  for (int s = 0; s < splits; ++s) {
+    const std::int64_t k0 = p.k * s / splits, k1 = p.k * (s + 1) / splits;
+    Problem<T> ps = p;
+    ps.k = k1 - k0;
+    ps.a.base = static_cast<const T*>(p.a.base) + k0 * p.a.s.col;
+    ps.bt.base = static_cast<const T*>(p.bt.base) + k0 * p.bt.s.col;
+    ps.d = part + s * mn;
+    ps.sd = {p.n, 1};
+    ps.c = nullptr;
+    ps.alpha = Scalar<T>(1), ps.beta = Scalar<T>(0);
+    if (ps.k == 0)
+      std::fill(ps.d, ps.d + mn, T(0));
+    else
+      Driver<K>::run(ps, bs, 1);
+  }
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (std::int64_t i = 0; i < p.m; ++i)
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      T acc = part[i * p.n + j];
+      for (int s = 1; s < splits; ++s) acc += part[s * mn + i * p.n + j];
+      Scalar<T> v = p.alpha * acc;
+      if (p.beta != Scalar<T>(0)) v += p.beta * p.c[i * p.sc.row + j * p.sc.col];
+      p.d[i * p.sd.row + j * p.sd.col] = finish<T>(v);
+    }
+}
+
+// Which variant runs one batch entry.
+enum class Variant { Packed, Gemv, SplitK };
+
+// Runs every batch entry: many small entries spread over the team one entry per thread;
+// otherwise each entry uses the whole team.
+template <class K>
+void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt, Variant variant,
+                 int splits = 0) {
+  using T = typename K::T;
+  BlockSizes bs = derive_blocks(K::kIsa, K::kMR, K::kNR, sizeof(T));
+  if constexpr (std::is_integral_v<T>) {
+    // One K block: alpha and beta are applied (and rounded) once, exactly like the reference.
+    const std::int64_t kc = std::max<std::int64_t>(desc.k, 1);
+    bs.mc = std::max<std::int64_t>(K::kMR, bs.mc * bs.kc / kc / K::kMR * K::kMR);
+    bs.kc = kc;
+  }
+  const double flops = 2.0 * desc.m * desc.n * desc.k;
+  const bool reads_ab = args.alpha != 0.0 && desc.k > 0;
+  auto one = [&](std::int64_t l, int nt) {
+    const Problem<T> p = make_problem<T>(desc, args, l);
+    if (!reads_ab) return scale_only(p);
+    switch (variant) {
+      case Variant::Gemv: return gemv(p, nt);
+      case Variant::SplitK: return splitk<K>(p, bs, splits, nt);
+      case Variant::Packed: return Driver<K>::run(p, bs, nt);
+    }
+  };
+  const int nt_all = choose_threads(opt.threads, flops * desc.batch);
+  const int nt_one = choose_threads(opt.threads, flops);
+  if (desc.batch > 1 && nt_all > 1 && nt_one == 1) {
+#pragma omp parallel for num_threads(nt_all) schedule(dynamic)
+    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, 1);
+  } else {
+    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, nt_one);
+  }
+}
+
+}  // namespace GEMMKIT_CPU_ISA
+}  // namespace gemmkit::cpu

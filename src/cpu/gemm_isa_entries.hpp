@@ -1,0 +1,55 @@
+// The entry points of one ISA file, written once: included by gemm_avx512.cpp,
+// gemm_avx2.cpp and gemm_portable.cpp after they define the kernel types Sgemm, Dgemm, Igemm
+// and the constant kIsa. Defines `kIsaKernels`.
+#pragma once
+#include "cpu/gemm_driver.hpp"
+#include "cpu/kernels.hpp"
+#include "cpu/split_policy.hpp"
+
+namespace gemmkit::cpu {
+inline namespace GEMMKIT_CPU_ISA {
+
+inline Status sgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
+  run_batches<Sgemm>(d, a, o, Variant::Packed);
+  return {};
+}
+inline Status dgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
+  run_batches<Dgemm>(d, a, o, Variant::Packed);
+  return {};
+}
+inline Status igemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
+  run_batches<Igemm>(d, a, o, Variant::Packed);
+  return {};
+}
+inline Status gemv_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
+  if (d.d.dtype == DType::F64)
+    run_batches<Dgemm>(d, a, o, Variant::Gemv);
+  else
+    run_batches<Sgemm>(d, a, o, Variant::Gemv);
+  return {};
+}
+inline Status splitk_entry(const GemmDesc& d, const GemmArgs& a, const Options& o, int splits) {
+  if (d.d.dtype == DType::F64) {
+    if (splits <= 0) splits = std::max(2, splitk_default_splits(d, Dgemm::kMR, Dgemm::kNR));
+    run_batches<Dgemm>(d, a, o, Variant::SplitK, splits);
+  } else {
+    if (splits <= 0) splits = std::max(2, splitk_default_splits(d, Sgemm::kMR, Sgemm::kNR));
+    run_batches<Sgemm>(d, a, o, Variant::SplitK, splits);
+  }
+  return {};
+}
+
+constexpr IsaKernels kIsaKernels{
+    .isa = kIsa,
+    .sgemm_tile = {Sgemm::kMR, Sgemm::kNR},
+    .dgemm_tile = {Dgemm::kMR, Dgemm::kNR},
+    .igemm_tile = {Igemm::kMR, Igemm::kNR},
+    .sgemm = sgemm_entry,
+    .dgemm = dgemm_entry,
+    .igemm = igemm_entry,
+    .gemv = gemv_entry,
+    .splitk = splitk_entry,
+};
+
+}  // namespace GEMMKIT_CPU_ISA
+}  // namespace gemmkit::cpu

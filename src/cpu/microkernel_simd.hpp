@@ -1,0 +1,67 @@
+// The SIMD microkernel, written once over a vector-traits type V (AVX2 or AVX-512, float or
+// double): an (MR, NV * W) tile held in MR * NV vector registers. Each K step loads NV vectors
+// of the B micro-panel, broadcasts MR values of the A micro-panel and issues MR * NV FMAs.
+// Full tiles with unit-stride D (and C) rows are written back from registers; every other
+// tile goes through a small temporary tile and the scalar epilogue, so the kernel never
+// handles a partial tile itself.
+#pragma once
+#include <cstdint>
+
+#include "cpu/epilogue.hpp"
+#include "cpu/isa_namespace.hpp"
+
+namespace gemmkit::cpu {
+inline namespace GEMMKIT_CPU_ISA {
+
+template <class V, int MR, int NV>
+struct SimdKernel {
+  using T = typename V::T;
+  static constexpr int kMR = MR, kNR = NV * V::W;
+  static_assert(MR * NV + NV + 1 <= V::kRegisters, "accumulators + B row + one broadcast");
+
+  static void tile(std::int64_t kc, const T* a, const T* b, const Epi<T>& e) {
+    // Preconditions: a is a packed (KC, MR) micro-panel, b a packed (KC, NR) one, 64B-aligned.
+    typename V::Reg acc[MR][NV];  // (MR, NR) in registers
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = V::zero();
+
+    // Main loop: one K step per iteration.
+    for (std::int64_t p = 0; p < kc; ++p, a += MR, b += kNR) {
+      typename V::Reg bv[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) bv[v] = V::load(b + v * V::W);
+#pragma GCC unroll 32
+      for (int i = 0; i < MR; ++i) {
+        const typename V::Reg x = V::broadcast(a + i);
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i][v] = V::fma(x, bv[v], acc[i][v]);
+      }
+    }
+
+    // Epilogue.
+    if (e.fast) {
+      const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta);
+#pragma GCC unroll 32
+      for (int i = 0; i < MR; ++i) {
+        T* d = e.d + i * e.sd.row;
+        const T* c = e.c + i * e.sc.row;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) {
+          typename V::Reg r = V::mul(alpha, acc[i][v]);
+          if (e.read_c) r = V::fma(beta, V::loadu(c + v * V::W), r);
+          V::storeu(d + v * V::W, r);
+        }
+      }
+      return;
+    }
+    alignas(64) T tmp[MR * kNR];  // (MR, NR) temporary tile for edges and strided outputs
+    for (int i = 0; i < MR; ++i)
+      for (int v = 0; v < NV; ++v) V::storeu(tmp + i * kNR + v * V::W, acc[i][v]);
+    epilogue_tile<kNR>(tmp, e);
+  }
+};
+
+}  // namespace GEMMKIT_CPU_ISA
+}  // namespace gemmkit::cpu

@@ -1,0 +1,87 @@
+// Pack one block of an operand into R-wide micro-panels: (rows, KC) -> ceil(rows / R) panels,
+// each (KC, R) contiguous with rows past the edge zero-filled. A uses R = MR over (M, K);
+// B uses R = NR over the transposed view (N, K). Every conversion happens here (pack_source.hpp).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/isa_namespace.hpp"
+#include "cpu/pack_source.hpp"
+#include "gemmkit/convert.hpp"
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+namespace gemmkit::cpu {
+inline namespace GEMMKIT_CPU_ISA {
+
+template <class T, PackConvert C>
+inline T load_converted(const PackSource<T>& src, std::int64_t r, std::int64_t p) {
+  const std::int64_t idx = r * src.s.row + p * src.s.col;
+  if constexpr (C == PackConvert::Copy) {
+    return static_cast<const T*>(src.base)[idx];
+  } else if constexpr (C == PackConvert::Bf16ToF32) {
+    const std::uint32_t bits = std::uint32_t(static_cast<const std::uint16_t*>(src.base)[idx])
+                               << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  } else if constexpr (C == PackConvert::F16ToF32) {
+    const std::uint16_t h = static_cast<const std::uint16_t*>(src.base)[idx];
+#if defined(__F16C__)
+    return _cvtsh_ss(h);
+#else
+    return f16_to_float(h);
+#endif
+  } else if constexpr (C == PackConvert::I8ToI32) {
+    return static_cast<T>(static_cast<const std::int8_t*>(src.base)[idx]);
+  } else {
+    return src.custom(src.ctx, r, p);
+  }
+}
+
+template <int R, class T, PackConvert C>
+void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, std::int64_t p0,
+                    std::int64_t kc, T* dst) {
+  // Walk the stored operand along its unit stride: rows when s.row == 1, K otherwise.
+  const bool rows_contiguous = src.s.row == 1;
+  for (std::int64_t rp = 0; rp < rows; rp += R, dst += R * kc) {
+    const std::int64_t n = std::min<std::int64_t>(R, rows - rp);
+    if (rows_contiguous) {
+      for (std::int64_t p = 0; p < kc; ++p) {
+        T* out = dst + p * R;
+        for (std::int64_t i = 0; i < n; ++i) out[i] = load_converted<T, C>(src, r0 + rp + i, p0 + p);
+        for (std::int64_t i = n; i < R; ++i) out[i] = T(0);
+      }
+    } else {
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t p = 0; p < kc; ++p)
+          dst[p * R + i] = load_converted<T, C>(src, r0 + rp + i, p0 + p);
+      if (n < R)
+        for (std::int64_t p = 0; p < kc; ++p)
+          for (std::int64_t i = n; i < R; ++i) dst[p * R + i] = T(0);
+    }
+  }
+}
+
+// The packing routine with its hook: the conversion is picked once per block, not per element.
+template <int R, class T>
+void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, std::int64_t p0,
+                 std::int64_t kc, T* dst) {
+  switch (src.convert) {
+    case PackConvert::Copy:
+      return pack_panels_as<R, T, PackConvert::Copy>(src, r0, rows, p0, kc, dst);
+    case PackConvert::Bf16ToF32:
+      return pack_panels_as<R, T, PackConvert::Bf16ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::F16ToF32:
+      return pack_panels_as<R, T, PackConvert::F16ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::I8ToI32:
+      return pack_panels_as<R, T, PackConvert::I8ToI32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::Custom:
+      return pack_panels_as<R, T, PackConvert::Custom>(src, r0, rows, p0, kc, dst);
+  }
+}
+
+}  // namespace GEMMKIT_CPU_ISA
+}  // namespace gemmkit::cpu
