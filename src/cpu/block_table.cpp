@@ -1,6 +1,8 @@
 #include "cpu/block_table.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "cpu/cpu_info.hpp"
 
@@ -15,8 +17,10 @@ constexpr BlockRule kRules[] = {
      .kc_min = 64, .kc_max = 256, .nc_max = 2048},
     {.isa = Isa::Avx2, .l1_share = 0.5, .l2_share = 0.5, .l3_share = 0.25,
      .kc_min = 128, .kc_max = 384, .nc_max = 4096},
-    {.isa = Isa::Avx512, .l1_share = 0.5, .l2_share = 0.5, .l3_share = 0.25,
-     .kc_min = 128, .kc_max = 384, .nc_max = 4096},
+    // Zen 5 measurements: a B micro-panel as large as L1 (KC = 384 for 32 floats) beats the
+    // half-L1 rule, because fewer K blocks mean fewer passes over C; L2 refills it in time.
+    {.isa = Isa::Avx512, .l1_share = 1.0, .l2_share = 0.5, .l3_share = 0.25,
+     .kc_min = 256, .kc_max = 512, .nc_max = 4096},
 };
 
 std::int64_t round_down(std::int64_t x, std::int64_t m) { return std::max(m, x / m * m); }
@@ -50,6 +54,15 @@ BlockSizes derive_blocks(Isa isa, int mr, int nr, int elem_bytes) {
   const double l3 = static_cast<double>(std::max(c.l3_bytes, c.l2_bytes)) * r.l3_share;
   b.nc = std::min(r.nc_max, round_down(static_cast<std::int64_t>(l3 / (b.kc * elem_bytes)), nr));
   b.nc = round_down(b.nc, nr);
+  // Tuning override, "MC,KC,NC" (0 keeps the derived value): for block-size sweeps only.
+  if (const char* env = std::getenv("GEMMKIT_CPU_BLOCKS")) {
+    long long mc = 0, kc = 0, nc = 0;
+    if (std::sscanf(env, "%lld,%lld,%lld", &mc, &kc, &nc) == 3) {
+      if (mc > 0) b.mc = round_down(mc, mr);
+      if (kc > 0) b.kc = kc;
+      if (nc > 0) b.nc = round_down(nc, nr);
+    }
+  }
   return b;
 }
 

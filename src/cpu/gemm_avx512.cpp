@@ -41,7 +41,7 @@ struct VecF64 {
 }  // namespace
 
 constexpr Isa kIsa = Isa::Avx512;
-struct Sgemm : SimdKernel<VecF32, 8, 2> { static constexpr Isa kIsa = Isa::Avx512; };
+struct Sgemm : SimdKernel<VecF32, 12, 2> { static constexpr Isa kIsa = Isa::Avx512; };
 struct Dgemm : SimdKernel<VecF64, 8, 2> { static constexpr Isa kIsa = Isa::Avx512; };
 struct Igemm : PortableKernel<std::int32_t, 4, 32> { static constexpr Isa kIsa = Isa::Avx512; };
 

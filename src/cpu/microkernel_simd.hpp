@@ -27,6 +27,16 @@ struct SimdKernel {
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = V::zero();
 
+    // Prefetch the D (and C) rows of the tile: their stores/loads would otherwise stall the
+    // epilogue on a cache miss (large power-of-two row strides make it worse).
+    if (e.fast) {
+      for (int i = 0; i < MR; ++i) {
+        const char* row = reinterpret_cast<const char*>(e.d + i * e.sd.row);
+        for (int off = 0; off < kNR * static_cast<int>(sizeof(T)); off += 64)
+          __builtin_prefetch(row + off, 1, 3);
+      }
+    }
+
     // Main loop: one K step per iteration.
     for (std::int64_t p = 0; p < kc; ++p, a += MR, b += kNR) {
       typename V::Reg bv[NV];
