@@ -44,13 +44,22 @@ inline T finish(Scalar<T> v) {
 // The scalar write-back of the valid (mr, nr) corner of an (MR, NR) tile: edge tiles and
 // strided outputs go through here.
 template <int NR, class T>
+inline void epilogue_element(const T* tile, const Epi<T>& e, int i, int j) {
+  Scalar<T> v = e.alpha * static_cast<Scalar<T>>(tile[i * NR + j]);
+  if (e.read_c) v += e.beta * static_cast<Scalar<T>>(e.c[i * e.sc.row + j * e.sc.col]);
+  e.d[i * e.sd.row + j * e.sd.col] = finish<T>(v);
+}
+
+// Walks D along its unit stride: a column-major tile is written column by column.
+template <int NR, class T>
 inline void epilogue_tile(const T* tile, const Epi<T>& e) {
-  for (int i = 0; i < e.mr; ++i)
-    for (int j = 0; j < e.nr; ++j) {
-      Scalar<T> v = e.alpha * static_cast<Scalar<T>>(tile[i * NR + j]);
-      if (e.read_c) v += e.beta * static_cast<Scalar<T>>(e.c[i * e.sc.row + j * e.sc.col]);
-      e.d[i * e.sd.row + j * e.sd.col] = finish<T>(v);
-    }
+  if (e.sd.row == 1) {
+    for (int j = 0; j < e.nr; ++j)
+      for (int i = 0; i < e.mr; ++i) epilogue_element<NR>(tile, e, i, j);
+  } else {
+    for (int i = 0; i < e.mr; ++i)
+      for (int j = 0; j < e.nr; ++j) epilogue_element<NR>(tile, e, i, j);
+  }
 }
 
 }  // namespace GEMMKIT_CPU_ISA

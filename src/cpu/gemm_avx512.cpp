@@ -1,4 +1,5 @@
-// AVX-512 production kernels: sgemm 8x32 (16 zmm accumulators), dgemm 8x16, i8 -> i32 through
+// AVX-512 production kernels: sgemm 12x32 (24 zmm accumulators; 8x32 for a short side the
+// 12-row tile would pad, e.g. M = 16), dgemm 8x16, i8 -> i32 through
 // the portable tile vectorized with AVX-512. Reached only when cpu_info().avx512.
 #include <immintrin.h>
 
@@ -42,6 +43,7 @@ struct VecF64 {
 
 constexpr Isa kIsa = Isa::Avx512;
 struct Sgemm : SimdKernel<VecF32, 12, 2> { static constexpr Isa kIsa = Isa::Avx512; };
+struct SgemmSmallM : SimdKernel<VecF32, 8, 2> { static constexpr Isa kIsa = Isa::Avx512; };
 struct Dgemm : SimdKernel<VecF64, 8, 2> { static constexpr Isa kIsa = Isa::Avx512; };
 struct Igemm : PortableKernel<std::int32_t, 4, 32> { static constexpr Isa kIsa = Isa::Avx512; };
 

@@ -73,9 +73,23 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
   pr.sc = v.c;
   pr.alpha = static_cast<Scalar<T>>(args.alpha);
   pr.beta = static_cast<Scalar<T>>(args.beta);
-  // Vector stores want D's unit stride along N.
-  if (pr.sd.col != 1 && pr.sd.row == 1) pr = transposed(pr);
   return pr;
+}
+
+// Picks the orientation of a problem for an MR x NR tile: the one that pads fewer output
+// elements to whole tiles (M = 16 against MR = 12 and NR = 32 wants M on the MR side), and on
+// a near tie (within 15%) the one where D's unit stride runs along N, so full tiles store from registers.
+template <class T>
+Problem<T> oriented(const Problem<T>& p, int mr, int nr) {
+  auto padded = [&](std::int64_t m, std::int64_t n) {
+    return double((m + mr - 1) / mr * mr) * double((n + nr - 1) / nr * nr);
+  };
+  const double keep = padded(p.m, p.n), swap = padded(p.n, p.m);
+  const bool unit_keep = p.sd.col == 1, unit_swap = p.sd.row == 1;
+  // Strided write-back costs some 10% of a K block, so padding must save more than that.
+  if (swap < 0.85 * keep) return transposed(p);
+  if (keep < 0.85 * swap) return p;
+  return (!unit_keep && unit_swap) ? transposed(p) : p;
 }
 
 // D = beta * C (D = 0 when beta == 0, C unread): alpha == 0 or K == 0 reads neither A nor B.
@@ -107,11 +121,34 @@ struct Driver {
     const bool split_rows = nt > 1 && p.m >= 4 * MR * nt;
     if (split_rows) n_ic = round_up(n_ic, nt);
     const std::int64_t MC = round_up((p.m + n_ic - 1) / n_ic, MR);
-    T* pb = static_cast<T*>(ws.b.get(sizeof(T) * NC * KC));
-    for (int t = 0; t < nt; ++t) ws.a[t].get(sizeof(T) * MC * KC);
+    // One A block and the team split over N: each thread packs one B micro-panel at a time
+    // and uses it at once from L1 (small M would otherwise pay to pack all of B through L3).
+    const bool stream_b = n_ic == 1 && !split_rows;
+    T* pb = stream_b ? nullptr : static_cast<T*>(ws.b.get(sizeof(T) * NC * KC));
+    // Per thread: the A block, then (stream_b) one B micro-panel at a 64-byte boundary.
+    const std::int64_t panel_at = round_up(MC * KC, 64);
+    const std::size_t a_bytes = sizeof(T) * (panel_at + NR * KC);
+    for (int t = 0; t < nt; ++t) ws.a[t].get(a_bytes);
+
+    auto stream_body = [&](int tid) {
+      T* pa = static_cast<T*>(ws.a[tid].get(a_bytes));
+      T* panel = pa + panel_at;  // (KC, NR), aligned for the kernel's aligned loads
+      const std::int64_t panels = (p.n + NR - 1) / NR;
+      const std::int64_t q0 = panels * tid / nt, q1 = panels * (tid + 1) / nt;
+      for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
+        const std::int64_t kc = std::min(KC, p.k - p0);
+        pack_panels<MR>(p.a, 0, p.m, p0, kc, pa);
+        for (std::int64_t q = q0; q < q1; ++q) {
+          const std::int64_t j0 = q * NR, nc = std::min<std::int64_t>(NR, p.n - j0);
+          pack_panels<NR>(p.bt, j0, nc, p0, kc, panel);
+          macro_kernel(p, pa, panel, 0, p.m, j0, nc, p0, kc, 0, 1);
+        }
+      }
+    };
 
     auto body = [&](int tid) {
-      T* pa = static_cast<T*>(ws.a[tid].get(sizeof(T) * MC * KC));
+      if (stream_b) return stream_body(tid);
+      T* pa = static_cast<T*>(ws.a[tid].get(a_bytes));
       for (std::int64_t j0 = 0; j0 < p.n; j0 += NC) {
         const std::int64_t nc = std::min(NC, p.n - j0);
         const std::int64_t panels = (nc + NR - 1) / NR;
@@ -305,7 +342,7 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
   const double flops = 2.0 * desc.m * desc.n * desc.k;
   const bool reads_ab = args.alpha != 0.0 && desc.k > 0;
   auto one = [&](std::int64_t l, int nt) {
-    const Problem<T> p = make_problem<T>(desc, args, l);
+    const Problem<T> p = oriented(make_problem<T>(desc, args, l), K::kMR, K::kNR);
     if (!reads_ab) return scale_only(p);
     switch (variant) {
       case Variant::Gemv: return gemv(p, nt);

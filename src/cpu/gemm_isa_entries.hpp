@@ -1,6 +1,6 @@
 // The entry points of one ISA file, written once: included by gemm_avx512.cpp,
-// gemm_avx2.cpp and gemm_portable.cpp after they define the kernel types Sgemm, Dgemm, Igemm
-// and the constant kIsa. Defines `kIsaKernels`.
+// gemm_avx2.cpp and gemm_portable.cpp after they define the kernel types Sgemm, SgemmSmallM,
+// Dgemm, Igemm and the constant kIsa. Defines `kIsaKernels`.
 #pragma once
 #include "cpu/gemm_driver.hpp"
 #include "cpu/kernels.hpp"
@@ -10,7 +10,14 @@ namespace gemmkit::cpu {
 inline namespace GEMMKIT_CPU_ISA {
 
 inline Status sgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
-  run_batches<Sgemm>(d, a, o, Variant::Packed);
+  // A short side of at most 64 that the small-M tile pads less (M = 16: 8x32 fills both of
+  // its tiles where 12x32 wastes a third) takes SgemmSmallM.
+  const std::int64_t s = std::min(d.m, d.n);
+  auto pad = [s](int mr) { return (s + mr - 1) / mr * mr; };
+  if (s <= 64 && pad(SgemmSmallM::kMR) < pad(Sgemm::kMR))
+    run_batches<SgemmSmallM>(d, a, o, Variant::Packed);
+  else
+    run_batches<Sgemm>(d, a, o, Variant::Packed);
   return {};
 }
 inline Status dgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {

@@ -55,9 +55,15 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
         for (std::int64_t i = n; i < R; ++i) out[i] = T(0);
       }
     } else {
-      for (std::int64_t i = 0; i < n; ++i)
-        for (std::int64_t p = 0; p < kc; ++p)
-          dst[p * R + i] = load_converted<T, C>(src, r0 + rp + i, p0 + p);
+      // A transpose: blocks of 16 K steps keep the R source lines in L1 while the panel is
+      // written in order (writing whole R-rows of the panel per source line thrashes L1).
+      constexpr std::int64_t kStep = 16;
+      for (std::int64_t pb = 0; pb < kc; pb += kStep) {
+        const std::int64_t pe = std::min(kc, pb + kStep);
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t p = pb; p < pe; ++p)
+            dst[p * R + i] = load_converted<T, C>(src, r0 + rp + i, p0 + p);
+      }
       if (n < R)
         for (std::int64_t p = 0; p < kc; ++p)
           for (std::int64_t i = n; i < R; ++i) dst[p * R + i] = T(0);
