@@ -21,5 +21,8 @@ bool copy_to_device(void* dst, const void* src, std::size_t bytes, std::string* 
 bool copy_to_host(void* dst, const void* src, std::size_t bytes, std::string* err) {
   return check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), err);
 }
+bool copy_on_device(void* dst, const void* src, std::size_t bytes, std::string* err) {
+  return check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), err);
+}
 bool device_synchronize(std::string* err) { return check(cudaDeviceSynchronize(), err); }
 }  // namespace gemmkit::bench

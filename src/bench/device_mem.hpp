@@ -9,6 +9,7 @@ bool device_alloc(void** p, std::size_t bytes, std::string* err);
 void device_free(void* p);
 bool copy_to_device(void* dst, const void* src, std::size_t bytes, std::string* err);
 bool copy_to_host(void* dst, const void* src, std::size_t bytes, std::string* err);
+bool copy_on_device(void* dst, const void* src, std::size_t bytes, std::string* err);
 bool device_synchronize(std::string* err);
 
 }  // namespace gemmkit::bench

@@ -15,6 +15,7 @@ bool device_alloc(void** p, std::size_t, std::string* err) {
 void device_free(void*) {}
 bool copy_to_device(void*, const void*, std::size_t, std::string* err) { return fail(err); }
 bool copy_to_host(void*, const void*, std::size_t, std::string* err) { return fail(err); }
+bool copy_on_device(void*, const void*, std::size_t, std::string* err) { return fail(err); }
 bool device_synchronize(std::string* err) { return fail(err); }
 }  // namespace gemmkit::bench
 #endif

@@ -123,72 +123,248 @@ GemmArgs HostCase::args_in_place() {
   return GemmArgs{a.data(), b.data(), c.data(), c.data(), alpha, beta};
 }
 
-Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>& got,
-                             const std::vector<std::uint8_t>& before) {
-  const GemmDesc& d = hc.desc;
-  Compare r;
-  const bool exact = d.d.dtype == DType::I32 ||
-                     (!core::is_float_type(d.a.dtype) && !core::is_float_type(d.d.dtype));
-  r.metric = exact ? "exact" : "gauge";
-  const double u_out = unit_roundoff(d.d.dtype);
-  const double u_acc = unit_roundoff(d.compute);
-  const double growth = 8.0 + std::sqrt(static_cast<double>(d.k));
-  const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
-  // Logical elements of D, to check the padding afterwards.
-  std::vector<bool> logical(before.size() * 8 / std::max(1, dtype_bits(d.d.dtype)) + 1, false);
-  GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
-  core::reference_visit(d, in, !exact, [&](std::int64_t l, std::int64_t i, std::int64_t j,
-                                           double want, double gauge) {
-    const std::int64_t idx = l * d.d.batch_stride + i * sd.row + j * sd.col;
-    logical[idx] = true;
+namespace {
+
+// One element of D against the reference value `want` (before rounding) and its gauge.
+struct ElementCheck {
+  bool exact;
+  DType out;
+  double u_out, u_acc, growth;
+
+  ElementCheck(const GemmDesc& d)
+      : exact(d.d.dtype == DType::I32 ||
+              (!core::is_float_type(d.a.dtype) && !core::is_float_type(d.d.dtype))),
+        out(d.d.dtype),
+        u_out(unit_roundoff(d.d.dtype)),
+        u_acc(unit_roundoff(d.compute)),
+        growth(8.0 + std::sqrt(static_cast<double>(d.k))) {}
+
+  void operator()(Compare& r, std::int64_t l, std::int64_t i, std::int64_t j, double want,
+                  double gauge, double got) const {
     double w = want;
     if (exact) {  // the reference rounded to the output type
       std::uint8_t tmp[8] = {};
-      core::store_element(d.d.dtype, tmp, 0, want);
-      w = core::load_element(d.d.dtype, tmp, 0);
+      core::store_element(out, tmp, 0, want);
+      w = core::load_element(out, tmp, 0);
     }
-    const double g = core::load_element(d.d.dtype, got.data(), idx);
     ++r.checked;
     double bound = 0.0;
     bool ok;
     if (std::isnan(w)) {
-      ok = std::isnan(g);
+      ok = std::isnan(got);
     } else if (std::isinf(w)) {
-      ok = same_bits(w, g);
+      ok = same_bits(w, got);
     } else if (exact) {
-      ok = g == w;
+      ok = got == w;
     } else {
       bound = u_out * std::fabs(w) + growth * u_acc * gauge;
       // Rounding to a narrow output type can overflow where the reference does not.
-      const double err = std::fabs(g - w);
-      ok = std::isfinite(g) && err <= bound;
-      if (std::isfinite(g)) {
+      const double err = std::fabs(got - w);
+      ok = std::isfinite(got) && err <= bound;
+      if (std::isfinite(got)) {
         r.max_abs_err = std::max(r.max_abs_err, err);
         if (bound > 0) r.max_err_over_bound = std::max(r.max_err_over_bound, err / bound);
         else if (err > 0) r.max_err_over_bound = std::numeric_limits<double>::infinity();
       }
     }
     if (!ok) {
-      if (r.mismatches == 0) r.first_failure = describe(l, i, j, g, w, bound);
+      if (r.mismatches == 0) r.first_failure = describe(l, i, j, got, w, bound);
       ++r.mismatches;
     }
-  });
-  // D's padding (gaps between rows and the guard band) must be byte-identical.
+  }
+};
+
+// D's padding (gaps between rows and the guard band) must be byte-identical.
+void check_padding(const GemmDesc& d, const std::vector<std::uint8_t>& got,
+                   const std::vector<std::uint8_t>& before, Compare& r) {
   const int bits = dtype_bits(d.d.dtype);
-  if (bits >= 8) {
-    const std::size_t esz = static_cast<std::size_t>(bits / 8);
-    for (std::size_t byte = 0; byte < got.size(); ++byte) {
-      const std::size_t idx = byte / esz;
-      const bool is_logical = idx < logical.size() && logical[idx] &&
-                              byte < got.size() - HostCase::kGuardBytes;
-      if (!is_logical && got[byte] != before[byte]) {
-        if (r.mismatches == 0)
-          r.first_failure = "D padding byte " + std::to_string(byte) + " was overwritten";
-        ++r.mismatches;
-        break;
-      }
+  if (bits < 8) return;
+  const std::size_t esz = static_cast<std::size_t>(bits / 8);
+  std::vector<bool> logical(got.size() / esz + 1, false);
+  const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
+  for (std::int64_t l = 0; l < d.batch; ++l)
+    for (std::int64_t j = 0; j < d.n; ++j)
+      for (std::int64_t i = 0; i < d.m; ++i)
+        logical[static_cast<std::size_t>(l * d.d.batch_stride + i * sd.row + j * sd.col)] = true;
+  for (std::size_t byte = 0; byte < got.size(); ++byte) {
+    const bool is_logical = logical[byte / esz] && byte < got.size() - HostCase::kGuardBytes;
+    if (!is_logical && got[byte] != before[byte]) {
+      if (r.mismatches == 0)
+        r.first_failure = "D padding byte " + std::to_string(byte) + " was overwritten";
+      ++r.mismatches;
+      return;
     }
   }
+}
+
+// One element of the fp64 reference with its gauge, BLAS semantics as in reference_visit.
+struct RefElement {
+  double value = 0.0, gauge = 0.0;
+};
+RefElement reference_at(const GemmDesc& d, const HostCase& hc, std::int64_t l, std::int64_t i,
+                        std::int64_t j) {
+  const core::ProblemView v = core::make_view(d);
+  RefElement e;
+  if (hc.alpha != 0.0 && d.k > 0) {
+    double acc = 0.0, gauge = 0.0;
+    for (std::int64_t p = 0; p < d.k; ++p) {
+      const double x = core::load_element(d.a.dtype, hc.a.data(),
+                                          l * d.a.batch_stride + i * v.a.row + p * v.a.col);
+      const double y = core::load_element(d.b.dtype, hc.b.data(),
+                                          l * d.b.batch_stride + p * v.b.row + j * v.b.col);
+      acc += x * y;
+      gauge += std::fabs(x * y);
+    }
+    e.value = hc.alpha * acc;
+    e.gauge = std::fabs(hc.alpha) * gauge;
+  }
+  if (hc.beta != 0.0) {
+    const double c = core::load_element(d.c.dtype, hc.c.data(),
+                                        l * d.c.batch_stride + i * v.c.row + j * v.c.col);
+    e.value += hc.beta * c;
+    e.gauge += std::fabs(hc.beta * c);
+  }
+  return e;
+}
+
+}  // namespace
+
+Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>& got,
+                             const std::vector<std::uint8_t>& before) {
+  const GemmDesc& d = hc.desc;
+  Compare r;
+  const ElementCheck check(d);
+  r.metric = check.exact ? "exact" : "gauge";
+  const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
+  GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
+  core::reference_visit(d, in, !check.exact, [&](std::int64_t l, std::int64_t i, std::int64_t j,
+                                                 double want, double gauge) {
+    const std::int64_t idx = l * d.d.batch_stride + i * sd.row + j * sd.col;
+    check(r, l, i, j, want, gauge, core::load_element(d.d.dtype, got.data(), idx));
+  });
+  check_padding(d, got, before, r);
+  r.passed = r.mismatches == 0;
+  return r;
+}
+
+Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& got,
+                      const std::vector<std::uint8_t>& before, std::uint64_t seed, int samples) {
+  const GemmDesc& d = hc.desc;
+  Compare r;
+  r.metric = "probe";
+  if (core::is_empty(d)) {
+    check_padding(d, got, before, r);
+    r.passed = r.mismatches == 0;
+    return r;
+  }
+  const ElementCheck check(d);
+  const core::ProblemView v = core::make_view(d);
+  const bool use_ab = hc.alpha != 0.0 && d.k > 0;
+  const bool use_c = hc.beta != 0.0;
+  const double alpha = hc.alpha, beta = hc.beta;
+  const double u_total = check.u_out + check.growth * check.u_acc;
+  constexpr int kProbes = 2;
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + 7);
+  const auto at = [](DType t, const std::vector<std::uint8_t>& buf, std::int64_t idx) {
+    return core::load_element(t, buf.data(), idx);
+  };
+  // Visits every (i, j) of an M x N-like matrix in the order its strides make sequential.
+  const auto for_each = [](std::int64_t rows, std::int64_t cols, core::Strides s, auto&& f) {
+    if (s.row == 1) {
+      for (std::int64_t j = 0; j < cols; ++j)
+        for (std::int64_t i = 0; i < rows; ++i) f(i, j, i * s.row + j * s.col);
+    } else {
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j) f(i, j, i * s.row + j * s.col);
+    }
+  };
+  for (std::int64_t l = 0; l < d.batch; ++l) {
+    const std::int64_t oa = l * d.a.batch_stride, ob = l * d.b.batch_stride;
+    const std::int64_t oc = l * d.c.batch_stride, od = l * d.d.batch_stride;
+    // t: random signs, N x kProbes.
+    std::vector<double> t(static_cast<std::size_t>(d.n * kProbes));
+    for (double& x : t) x = (rng() & 1) ? 1.0 : -1.0;
+    std::vector<double> ref(static_cast<std::size_t>(d.m * kProbes), 0.0);
+    std::vector<double> gauge(static_cast<std::size_t>(d.m), 0.0);
+    std::vector<double> dt(static_cast<std::size_t>(d.m * kProbes), 0.0);
+    bool finite = true;
+    std::int64_t bad_i = -1, bad_j = -1;
+    if (use_ab) {
+      // y = op(B) t (K x kProbes) and ybar = |op(B)| |t| = row sums of |op(B)|.
+      std::vector<double> y(static_cast<std::size_t>(d.k * kProbes), 0.0);
+      std::vector<double> ybar(static_cast<std::size_t>(d.k), 0.0);
+      for_each(d.k, d.n, v.b, [&](std::int64_t p, std::int64_t j, std::int64_t idx) {
+        const double b = at(d.b.dtype, hc.b, ob + idx);
+        for (int q = 0; q < kProbes; ++q) y[p * kProbes + q] += b * t[j * kProbes + q];
+        ybar[p] += std::fabs(b);
+      });
+      for_each(d.m, d.k, v.a, [&](std::int64_t i, std::int64_t p, std::int64_t idx) {
+        const double a = at(d.a.dtype, hc.a, oa + idx);
+        for (int q = 0; q < kProbes; ++q) ref[i * kProbes + q] += alpha * a * y[p * kProbes + q];
+        gauge[i] += std::fabs(alpha * a) * ybar[p];
+      });
+    }
+    if (use_c) {
+      for_each(d.m, d.n, v.c, [&](std::int64_t i, std::int64_t j, std::int64_t idx) {
+        const double c = at(d.c.dtype, hc.c, oc + idx);
+        for (int q = 0; q < kProbes; ++q) ref[i * kProbes + q] += beta * c * t[j * kProbes + q];
+        gauge[i] += std::fabs(beta * c);
+      });
+    }
+    for_each(d.m, d.n, v.d, [&](std::int64_t i, std::int64_t j, std::int64_t idx) {
+      const double x = at(d.d.dtype, got, od + idx);
+      if (!std::isfinite(x) && finite) {
+        finite = false;
+        bad_i = i;
+        bad_j = j;
+      }
+      for (int q = 0; q < kProbes; ++q) dt[i * kProbes + q] += x * t[j * kProbes + q];
+    });
+    if (!finite) {
+      // Inputs are finite: a non-finite output is wrong unless the reference is too.
+      const RefElement e = reference_at(d, hc, l, bad_i, bad_j);
+      check(r, l, bad_i, bad_j, e.value, e.gauge,
+            at(d.d.dtype, got, od + bad_i * v.d.row + bad_j * v.d.col));
+    }
+    for (std::int64_t i = 0; i < d.m; ++i) {
+      // The fp64 sums themselves round: allow a relative 1e-12 of the gauge on top.
+      const double bound = (u_total + 1e-12) * gauge[i];
+      for (int q = 0; q < kProbes; ++q) {
+        const double err = std::fabs(dt[i * kProbes + q] - ref[i * kProbes + q]);
+        ++r.checked;
+        if (std::isfinite(err)) {
+          r.max_abs_err = std::max(r.max_abs_err, err);
+          if (bound > 0) r.max_err_over_bound = std::max(r.max_err_over_bound, err / bound);
+        }
+        if (!(err <= bound)) {
+          if (r.mismatches == 0) {
+            std::ostringstream os;
+            os.precision(9);
+            os << "probe " << q << " row " << i << " batch " << l << ": (D t)_i = "
+               << dt[i * kProbes + q] << ", want " << ref[i * kProbes + q] << " (bound " << bound
+               << ")";
+            r.first_failure = os.str();
+          }
+          ++r.mismatches;
+        }
+      }
+    }
+    // Sampled entries against the fp64 reference: the corners, then seeded random ones.
+    std::uniform_int_distribution<std::int64_t> ui(0, d.m - 1), uj(0, d.n - 1);
+    for (int s = 0; s < samples; ++s) {
+      std::int64_t i, j;
+      if (s < 4) {
+        i = (s & 1) ? d.m - 1 : 0;
+        j = (s & 2) ? d.n - 1 : 0;
+      } else {
+        i = ui(rng);
+        j = uj(rng);
+      }
+      const RefElement e = reference_at(d, hc, l, i, j);
+      check(r, l, i, j, e.value, e.gauge, at(d.d.dtype, got, od + i * v.d.row + j * v.d.col));
+    }
+  }
+  check_padding(d, got, before, r);
   r.passed = r.mismatches == 0;
   return r;
 }
@@ -218,6 +394,28 @@ Status run_on_device(HostCase& hc, std::vector<std::uint8_t>& d_out, const Optio
 
 }  // namespace
 
+bool corrupt_result_requested() noexcept {
+  const char* e = std::getenv("GEMMKIT_TEST_CORRUPT_RESULT");
+  return e && *e == '1';
+}
+
+void corrupt_d00(const GemmDesc& desc, std::vector<std::uint8_t>& d) {
+  // Test-only hook: perturb D(0,0) of batch 0 so that a correct kernel must fail.
+  if (core::is_empty(desc)) return;
+  const double v = core::load_element(desc.d.dtype, d.data(), 0);
+  core::store_element(desc.d.dtype, d.data(), 0, v + 1.0 + std::fabs(v));
+}
+
+Compare check_result(const HostCase& hc, std::vector<std::uint8_t> d_candidate,
+                     const std::vector<std::uint8_t>& d_before, const CheckPolicy& policy) {
+  if (corrupt_result_requested()) corrupt_d00(hc.desc, d_candidate);
+  const GemmDesc& d = hc.desc;
+  const double flop = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
+                      static_cast<double>(d.k) * static_cast<double>(d.batch);
+  if (flop <= policy.max_reference_flop) return compare_to_reference(hc, d_candidate, d_before);
+  return probe_compare(hc, d_candidate, d_before, policy.seed);
+}
+
 VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const Options& opt,
                          std::uint64_t seed) {
   VerifyResult res;
@@ -243,12 +441,8 @@ VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const 
     res.note = "an input buffer (A, B or C) was modified";
     return res;
   }
-  if (const char* e = std::getenv("GEMMKIT_TEST_CORRUPT_RESULT"); e && *e == '1') {
-    // Test-only hook: perturb D(0,0) of batch 0 so that a correct kernel must fail.
-    if (!core::is_empty(hc.desc)) {
-      const double v = core::load_element(hc.desc.d.dtype, d_out.data(), 0);
-      core::store_element(hc.desc.d.dtype, d_out.data(), 0, v + 1.0 + std::fabs(v));
-    }
+  if (corrupt_result_requested()) {
+    corrupt_d00(hc.desc, d_out);
     res.note = "result corrupted on purpose (GEMMKIT_TEST_CORRUPT_RESULT)";
   }
   res.cmp = compare_to_reference(hc, d_out, d0);

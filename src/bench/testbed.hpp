@@ -63,6 +63,34 @@ struct VerifyResult {
   std::string note;
 };
 
+// Probe-vector check for shapes too large for the fp64 reference (cost O(MN + NK + MK) per
+// batch instead of O(MNK)): for random sign vectors t (seeded), compares D*t with
+// alpha*A*(B*t) + beta*C*t under the summed gauge bound
+//   |(D t)_i - ref_i| <= (eps_out + (8 + sqrt(K)) * eps_acc) * G_i,
+//   G_i = |alpha| * (|A| (|B| |t|))_i + |beta| * (|C| |t|)_i   (>= sum_j |t_j| gauge_ij),
+// then checks `samples` entries of D (the four corners of every batch and seeded random ones)
+// against the fp64 reference with the per-element gauge bound, that every element of D is
+// finite where the reference is (inputs are finite), and that D's padding is untouched.
+// It catches systematic errors (wrong tile, wrong stride, missing K block) and, through the
+// sampled entries, some isolated ones; metric "probe".
+Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& d_candidate,
+                      const std::vector<std::uint8_t>& d_before, std::uint64_t seed,
+                      int samples = 256);
+
+// The check every bench row goes through: the full fp64 reference when 2*M*N*K*batch is at
+// most `max_reference_flop`, the probe check otherwise. Honours GEMMKIT_TEST_CORRUPT_RESULT
+// (perturbs d_candidate(0,0) first; see verify_case).
+struct CheckPolicy {
+  double max_reference_flop = 2.0e9;
+  std::uint64_t seed = 1;
+};
+Compare check_result(const HostCase& hc, std::vector<std::uint8_t> d_candidate,
+                     const std::vector<std::uint8_t>& d_before, const CheckPolicy& policy);
+
+// True when GEMMKIT_TEST_CORRUPT_RESULT=1; then corrupt_d00 perturbs D(0,0) of batch 0.
+bool corrupt_result_requested() noexcept;
+void corrupt_d00(const GemmDesc& desc, std::vector<std::uint8_t>& d);
+
 // Runs gemm() with `opt` on a seeded case (host buffers for the CPU backend, device copies
 // for CUDA), then checks inputs untouched, padding untouched, and D against the reference.
 // Set GEMMKIT_TEST_CORRUPT_RESULT=1 in the environment to perturb one element of the

@@ -1,0 +1,43 @@
+// The rotation sets of one problem: `count` copies of a HostCase's A, B, C and D buffers
+// (guard bands included), page-aligned host memory or device memory.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench/provider.hpp"
+#include "bench/testbed.hpp"
+
+namespace gemmkit::bench {
+
+class OperandSets {
+ public:
+  OperandSets() = default;
+  ~OperandSets();
+  OperandSets(const OperandSets&) = delete;
+  OperandSets& operator=(const OperandSets&) = delete;
+
+  // Copies hc's buffers into `count` sets. Returns false (with *err) on allocation failure.
+  bool create(const HostCase& hc, int count, bool device, std::string* err);
+  int size() const { return static_cast<int>(sets_.size()); }
+  const OperandSet& operator[](int i) const { return sets_[static_cast<std::size_t>(i)]; }
+  bool on_device() const { return device_; }
+
+  // Overwrites D of set i with `bytes` (D's full buffer), or reads it back.
+  bool write_d(int i, const std::vector<std::uint8_t>& bytes, std::string* err);
+  bool read_d(int i, std::vector<std::uint8_t>* out, std::string* err) const;
+  // True when A, B and C of set i still equal hc's (host sets only; device: not checked).
+  bool inputs_unchanged(const HostCase& hc, int i) const;
+
+ private:
+  void release();
+  void* alloc(std::size_t bytes, std::string* err);
+  bool copy_in(void* dst, const void* src, std::size_t bytes, std::string* err);
+
+  bool device_ = false;
+  std::size_t bytes_[4] = {};
+  std::vector<OperandSet> sets_;
+  std::vector<void*> blocks_;
+};
+
+}  // namespace gemmkit::bench

@@ -1,0 +1,78 @@
+// The CPU baseline: OpenBLAS through CBLAS, on the candidate's buffers, in column-major form.
+#include <cblas.h>
+
+#include "bench/colmajor_form.hpp"
+#include "bench/openblas_info.hpp"
+#include "bench/provider.hpp"
+
+namespace gemmkit::bench {
+
+namespace {
+
+class OpenBlasProvider final : public Provider {
+ public:
+  OpenBlasProvider(const GemmDesc& desc, double alpha, double beta, int threads)
+      : desc_(with_default_lds(desc)), alpha_(alpha), beta_(beta), form_(colmajor_form(desc_)) {
+    const DType t = desc_.a.dtype;
+    const bool same = desc_.b.dtype == t && desc_.c.dtype == t && desc_.d.dtype == t;
+    if (!form_.ok) {
+      why_ = "openblas: " + form_.why;
+    } else if (!same || !((t == DType::F32 && desc_.compute == DType::F32) ||
+                          (t == DType::F64 && desc_.compute == DType::F64))) {
+      why_ = "openblas: no CBLAS routine for these dtypes (sgemm f32 and dgemm f64 only)";
+    }
+    set_openblas_threads(threads);
+  }
+  std::string provider() const override { return "openblas"; }
+  std::string kernel() const override {
+    return desc_.a.dtype == DType::F64 ? "cblas_dgemm" : "cblas_sgemm";
+  }
+  std::string config() const override {
+    return "colmajor " + form_.ops() + (form_.swapped ? " (D^T = B^T A^T)" : "");
+  }
+  std::string unsupported() const override { return why_; }
+  bool reads_c_from_d() const override { return beta_ != 0.0; }
+  Status call(const OperandSet& s, void*) override {
+    if (!why_.empty()) return Status{StatusCode::NotSupported, Arg::None, why_};
+    const auto ta = form_.trans_first ? CblasTrans : CblasNoTrans;
+    const auto tb = form_.trans_second ? CblasTrans : CblasNoTrans;
+    const bool f64 = desc_.a.dtype == DType::F64;
+    const int esz = f64 ? 8 : 4;
+    for (std::int64_t l = 0; l < desc_.batch; ++l) {
+      const auto* p = static_cast<const char*>(form_.first(s.a, s.b)) + l * form_.stride_first * esz;
+      const auto* q =
+          static_cast<const char*>(form_.second(s.a, s.b)) + l * form_.stride_second * esz;
+      char* d = static_cast<char*>(s.d) + l * desc_.d.batch_stride * esz;
+      const blasint m = static_cast<blasint>(form_.m), n = static_cast<blasint>(form_.n),
+                    k = static_cast<blasint>(form_.k);
+      if (f64) {
+        cblas_dgemm(CblasColMajor, ta, tb, m, n, k, alpha_, reinterpret_cast<const double*>(p),
+                    static_cast<blasint>(form_.ld_first), reinterpret_cast<const double*>(q),
+                    static_cast<blasint>(form_.ld_second), beta_, reinterpret_cast<double*>(d),
+                    static_cast<blasint>(form_.ld_d));
+      } else {
+        cblas_sgemm(CblasColMajor, ta, tb, m, n, k, static_cast<float>(alpha_),
+                    reinterpret_cast<const float*>(p), static_cast<blasint>(form_.ld_first),
+                    reinterpret_cast<const float*>(q), static_cast<blasint>(form_.ld_second),
+                    static_cast<float>(beta_), reinterpret_cast<float*>(d),
+                    static_cast<blasint>(form_.ld_d));
+      }
+    }
+    return {};
+  }
+
+ private:
+  GemmDesc desc_;
+  double alpha_, beta_;
+  ColMajorForm form_;
+  std::string why_;
+};
+
+}  // namespace
+
+std::unique_ptr<Provider> make_openblas_provider(const GemmDesc& desc, double alpha, double beta,
+                                                 int threads) {
+  return std::make_unique<OpenBlasProvider>(desc, alpha, beta, threads);
+}
+
+}  // namespace gemmkit::bench
