@@ -48,6 +48,7 @@ struct Options {
   const char* kernel = nullptr;    // force a registered kernel by name (nullptr: planner)
   bool allow_fallback = true;      // misaligned operands may take a slower path
   int threads = 0;                 // CPU threads; 0 = all cores
+  int split_k = 0;                 // split-K pieces; 0 = the planner's choice
 };
 
 // Shape of the stored operand (rows, cols) for a descriptor.

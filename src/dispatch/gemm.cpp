@@ -39,7 +39,9 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
                                  " bytes of workspace, " + std::to_string(opt.workspace_bytes) +
                                  " given");
     }
-    return p.kernel->run(d, args, opt);
+    Options run_opt = opt;
+    run_opt.split_k = p.split_k;
+    return p.kernel->run(d, args, run_opt);
   } catch (const std::exception& e) {
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None, e.what());
   }

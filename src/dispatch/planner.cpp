@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/status.hpp"
+#include "ledger/tile_ledger.hpp"
 
 namespace gemmkit::dispatch {
 
@@ -27,6 +28,14 @@ Backend choose_backend(const Options& opt, const GemmArgs* args, std::vector<std
 
 }  // namespace
 
+const ledger::Machine& planning_machine(Backend b) {
+  if (b == Backend::Cuda) {
+    static const ledger::Machine* gpu = ledger::find_machine("h200-measured");
+    return *gpu;
+  }
+  return ledger::host_machine_nominal();
+}
+
 Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
   Plan p;
   const Registry& reg = registry();
@@ -45,6 +54,11 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
     }
     p.status = p.kernel->can_implement(d);
     p.reasons.push_back("kernel " + p.kernel->name + ": requested by name");
+    if (p.kernel->variant == ledger::Variant::SplitK) {
+      const ledger::Machine& machine = planning_machine(p.backend);
+      p.variant = ledger::choose_variant(d, machine, ledger::default_tile_config(d, machine));
+      p.split_k = opt.split_k > 0 ? opt.split_k : std::max(2, p.variant.split);
+    }
     if (!p.status) p.kernel = nullptr;
     return p;
   }
@@ -54,13 +68,22 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
                              "the CUDA backend was requested but no CUDA device is usable");
     return p;
   }
-  // Production kernels by priority, then the reference path of that backend as a fallback.
+  // The decision tree of the ledger names the variant; production kernels of that variant
+  // come first (by priority), then the data-parallel ones, then the reference path.
+  const ledger::Machine& machine = planning_machine(p.backend);
+  p.variant = ledger::choose_variant(d, machine, ledger::default_tile_config(d, machine));
+  p.reasons.push_back("ledger (" + machine.name + "): " +
+                      std::string(ledger::variant_name(p.variant.variant)) + ": " +
+                      p.variant.reason);
+  auto rank = [&](const KernelInfo* k) {
+    if (k->role == KernelRole::Reference) return 2;
+    return k->variant == p.variant.variant ? 0 : 1;
+  };
   std::vector<const KernelInfo*> cands;
   for (const auto& k : reg.all())
     if (k.backend == p.backend && k.role != KernelRole::Ladder) cands.push_back(&k);
-  std::stable_sort(cands.begin(), cands.end(), [](const KernelInfo* x, const KernelInfo* y) {
-    if ((x->role == KernelRole::Reference) != (y->role == KernelRole::Reference))
-      return y->role == KernelRole::Reference;
+  std::stable_sort(cands.begin(), cands.end(), [&](const KernelInfo* x, const KernelInfo* y) {
+    if (rank(x) != rank(y)) return rank(x) < rank(y);
     return x->priority > y->priority;
   });
   for (const KernelInfo* k : cands) {
@@ -68,8 +91,20 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
     if (s) {
       p.kernel = k;
       p.status = {};
-      p.reasons.push_back("kernel " + k->name + " [" + k->config + "]: highest-priority kernel " +
-                          "that implements the problem");
+      const bool match = k->variant == p.variant.variant;
+      p.split_k = k->variant == ledger::Variant::SplitK
+                      ? (opt.split_k > 0 ? opt.split_k : std::max(2, p.variant.split))
+                      : 1;
+      p.reasons.push_back(
+          "kernel " + k->name + " [" + k->config + "]: " +
+          (k->role == KernelRole::Reference
+               ? std::string("the reference path: no production kernel implements this problem")
+           : match ? "implements the " + std::string(ledger::variant_name(k->variant)) +
+                         " variant the ledger chose (highest priority)"
+                   : "no " + std::string(ledger::variant_name(p.variant.variant)) +
+                         " kernel implements it; highest-priority " +
+                         std::string(ledger::variant_name(k->variant)) + " kernel that does"));
+      if (p.split_k > 1) p.reasons.push_back("split-K into " + std::to_string(p.split_k) + " pieces");
       return p;
     }
     p.reasons.push_back("skipped " + k->name + ": " + to_string(s));

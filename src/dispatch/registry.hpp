@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gemmkit/gemm.hpp"
+#include "ledger/variant.hpp"
 
 namespace gemmkit::dispatch {
 
@@ -25,6 +26,9 @@ struct KernelInfo {
   // semantics (never read C when beta == 0, never read A/B when alpha == 0).
   std::function<Status(const GemmDesc&, const GemmArgs&, const Options&)> run;
   std::function<std::size_t(const GemmDesc&)> workspace_bytes;  // may be empty: 0
+  // Which branch of the ledger's decision tree this kernel serves; the planner prefers kernels
+  // of the variant the tree chose, and passes the split count in Options::split_k.
+  ledger::Variant variant = ledger::Variant::DataParallel;
 };
 
 class Registry {

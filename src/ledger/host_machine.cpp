@@ -191,7 +191,7 @@ double measure_read_bandwidth(int threads, std::int64_t llc) {
   return sink.load() == 0 ? 0 : best;
 }
 
-Machine detect_host() {
+Machine detect_host(bool measure_dram) {
   const CpuFeatures f = detect_features();
   const Caches caches = detect_caches(f);
   Machine m;
@@ -227,9 +227,12 @@ Machine detect_host() {
   if (const char* env = std::getenv("GEMMKIT_HOST_DRAM_BPS"); env && std::atof(env) > 0) {
     m.dram_bytes_per_s = std::atof(env);
     bw_source = "GEMMKIT_HOST_DRAM_BPS";
-  } else {
+  } else if (measure_dram) {
     m.dram_bytes_per_s = measure_read_bandwidth(m.sm_count, m.l2_bytes);
     bw_source = "read bandwidth measured once at first use";
+  } else {
+    m.dram_bytes_per_s = 10e9 * m.sm_count;  // nominal, not measured
+    bw_source = "nominal 10 GB/s per core (not measured)";
   }
   if (m.dram_bytes_per_s <= 0) m.dram_bytes_per_s = 10e9;
   std::ostringstream d;
@@ -243,7 +246,12 @@ Machine detect_host() {
 }  // namespace
 
 const Machine& host_machine() {
-  static const Machine m = detect_host();
+  static const Machine m = detect_host(true);
+  return m;
+}
+
+const Machine& host_machine_nominal() {
+  static const Machine m = detect_host(false);
   return m;
 }
 

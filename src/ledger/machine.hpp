@@ -75,6 +75,9 @@ std::vector<std::string> machine_names();
 // /proc/cpuinfo), caches (sysfs), DRAM bandwidth (env GEMMKIT_HOST_DRAM_BPS, else a short
 // multi-threaded read measured once), and the peak computed from them.
 const Machine& host_machine();
+// The same without the bandwidth measurement (nominal DRAM figure): what the planner uses on
+// the hot path, where a first call must not spend 0.3 s measuring memory.
+const Machine& host_machine_nominal();
 
 // JSON: every Machine field by name. load_machine_json accepts a subset of the keys on top of
 // defaults, or on top of a builtin when the file has "base": "<name>". Throws std::runtime_error
