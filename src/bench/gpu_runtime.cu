@@ -108,7 +108,7 @@ Graph::~Graph() {
 
 Status Graph::capture(Stream& st, const Enqueue& enqueue) {
   auto s = static_cast<cudaStream_t>(st.handle());
-  if (Status r = check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal),
+  if (Status r = check(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed),
                        "cudaStreamBeginCapture");
       !r)
     return r;

@@ -61,8 +61,9 @@ class Graph {
   ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
-  // Captures `enqueue` (which may enqueue many calls) on the stream; fails when something in
-  // it cannot be captured (a synchronizing call, an allocation).
+  // Captures `enqueue` (which may enqueue many calls) on the stream in relaxed mode (host-side
+  // calls such as cudaFuncSetAttribute are allowed); fails when something in it cannot be
+  // captured (a synchronizing call): the harness then times both providers with events.
   Status capture(Stream& s, const Enqueue& enqueue);
   // Replays once between two events on the stream; the time of the whole replay.
   Status replay(Stream& s, double* ms);
