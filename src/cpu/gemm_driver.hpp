@@ -1,8 +1,8 @@
 // The production CPU GEMM, written once over a microkernel type K and compiled by each ISA file
 // (gemm_avx512.cpp, gemm_avx2.cpp, gemm_portable.cpp) with that file's flags:
-//   mainloop   BLIS's five loops: jc (NC) -> pc (KC, pack B once, shared by the team)
-//              -> ic (MC, each thread packs its own A block) -> jr (NR) -> ir (MR) -> K::tile
-//   scheduler  the team splits the ic blocks (enough rows) or the jr micro-panels (few rows)
+//   mainloop   BLIS's five loops: jc (NC) -> pc (KC, pack B) -> ic (MC, pack A) -> jr (NR)
+//              -> ir (MR) -> K::tile; with a team, B is packed one micro-panel at a time
+//   scheduler  row blocks from an atomic counter (enough rows), else the jr micro-panels split
 //   epilogue   in K::tile (registers -> D for full unit-stride tiles, a temporary tile otherwise)
 // Plus the variants that reuse it: a streaming GEMV for M == 1 or N == 1, deterministic
 // split-K for small M * N with long K, and strided batches.
@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -111,78 +112,78 @@ struct Driver {
   static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 
   // alpha != 0, K > 0. `nt` threads (1: no parallel region).
+  //   one thread: jc -> pc (pack the (KC, NC) B block once) -> ic (pack A) -> macro-kernel;
+  //   a team: row blocks of MC are independent work items handed out by an atomic counter,
+  //     each packing its A block and streaming B one micro-panel at a time through L1. No
+  //     barrier anywhere: on a shared machine a descheduled thread stalls nobody, it just
+  //     takes fewer blocks. B is packed once per row block, 1 copy per 2 * MC flops;
+  //   few rows (one block): every thread takes the whole A block and a share of the panels.
   static void run(const Problem<T>& p, const BlockSizes& bs, int nt) {
     PackWorkspace& ws = thread_workspace();
     ws.reserve_threads(nt);
     const std::int64_t KC = std::min(bs.kc, p.k);
     const std::int64_t NC = std::min(round_up(bs.nc, NR), round_up(p.n, NR));
-    // Balanced M blocks: a multiple of nt blocks when there are enough rows for everyone.
     std::int64_t n_ic = (p.m + bs.mc - 1) / bs.mc;
     const bool split_rows = nt > 1 && p.m >= 4 * MR * nt;
-    if (split_rows) n_ic = round_up(n_ic, nt);
+    if (split_rows)  // at least 4 blocks per thread, so the counter can even out the load
+      n_ic = std::max(n_ic, std::min<std::int64_t>(4 * nt, p.m / (2 * MR)));
     const std::int64_t MC = round_up((p.m + n_ic - 1) / n_ic, MR);
-    // One A block and the team split over N: each thread packs one B micro-panel at a time
-    // and uses it at once from L1 (small M would otherwise pay to pack all of B through L3).
-    const bool stream_b = n_ic == 1 && !split_rows;
-    T* pb = stream_b ? nullptr : static_cast<T*>(ws.b.get(sizeof(T) * NC * KC));
-    // Per thread: the A block, then (stream_b) one B micro-panel at a 64-byte boundary.
+    n_ic = (p.m + MC - 1) / MC;  // rounding MC up to MR may leave fewer blocks
+    const std::int64_t panels_n = (p.n + NR - 1) / NR;
+    // Per thread: the A block, then one B micro-panel at a 64-byte boundary.
     const std::int64_t panel_at = round_up(MC * KC, 64);
     const std::size_t a_bytes = sizeof(T) * (panel_at + NR * KC);
     for (int t = 0; t < nt; ++t) ws.a[t].get(a_bytes);
 
-    auto stream_body = [&](int tid) {
+    // Rows [i0, i0 + mc) against B micro-panels [q0, q1), each packed just before its use.
+    auto stream_block = [&](int tid, std::int64_t i0, std::int64_t mc, std::int64_t q0,
+                            std::int64_t q1) {
       T* pa = static_cast<T*>(ws.a[tid].get(a_bytes));
       T* panel = pa + panel_at;  // (KC, NR), aligned for the kernel's aligned loads
-      const std::int64_t panels = (p.n + NR - 1) / NR;
-      const std::int64_t q0 = panels * tid / nt, q1 = panels * (tid + 1) / nt;
       for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
         const std::int64_t kc = std::min(KC, p.k - p0);
-        pack_panels<MR>(p.a, 0, p.m, p0, kc, pa);
+        pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
         for (std::int64_t q = q0; q < q1; ++q) {
           const std::int64_t j0 = q * NR, nc = std::min<std::int64_t>(NR, p.n - j0);
           pack_panels<NR>(p.bt, j0, nc, p0, kc, panel);
-          macro_kernel(p, pa, panel, 0, p.m, j0, nc, p0, kc, 0, 1);
+          macro_kernel(p, pa, panel, i0, mc, j0, nc, p0, kc, 0, 1);
         }
       }
     };
 
-    auto body = [&](int tid) {
-      if (stream_b) return stream_body(tid);
-      T* pa = static_cast<T*>(ws.a[tid].get(a_bytes));
-      for (std::int64_t j0 = 0; j0 < p.n; j0 += NC) {
-        const std::int64_t nc = std::min(NC, p.n - j0);
-        const std::int64_t panels = (nc + NR - 1) / NR;
-        for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
-          const std::int64_t kc = std::min(KC, p.k - p0);
-          // Copy: the team packs B (KC, NC) together, each thread a range of micro-panels.
-          {
-            const std::int64_t q0 = panels * tid / nt, q1 = panels * (tid + 1) / nt;
-            if (q1 > q0)
-              pack_panels<NR>(p.bt, j0 + q0 * NR, std::min(nc, q1 * NR) - q0 * NR, p0, kc,
-                              pb + q0 * NR * kc);
-          }
-          if (nt > 1) {
-#pragma omp barrier
-          }
-          // Compute: rows split over the team, or every row with a share of the panels.
-          for (std::int64_t ib = split_rows ? tid : 0; ib * MC < p.m; ib += split_rows ? nt : 1) {
-            const std::int64_t i0 = ib * MC, mc = std::min(MC, p.m - i0);
-            pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
-            const std::int64_t q0 = split_rows ? 0 : panels * tid / nt;
-            const std::int64_t q1 = split_rows ? panels : panels * (tid + 1) / nt;
-            macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, q0, q1);
-          }
-          if (nt > 1) {
-#pragma omp barrier
-          }
+    if (nt > 1) {
+      std::atomic<std::int64_t> next{0};
+#pragma omp parallel num_threads(nt)
+      {
+        const int tid = omp_get_thread_num();
+        if (split_rows) {
+          for (std::int64_t ib = next.fetch_add(1); ib < n_ic; ib = next.fetch_add(1))
+            stream_block(tid, ib * MC, std::min(MC, p.m - ib * MC), 0, panels_n);
+        } else {
+          for (std::int64_t i0 = 0; i0 < p.m; i0 += MC)
+            stream_block(tid, i0, std::min(MC, p.m - i0), panels_n * tid / nt,
+                         panels_n * (tid + 1) / nt);
         }
       }
-    };
-    if (nt == 1) {
-      body(0);
-    } else {
-#pragma omp parallel num_threads(nt)
-      body(omp_get_thread_num());
+      return;
+    }
+    if (n_ic == 1) return stream_block(0, 0, p.m, 0, panels_n);
+
+    // One thread, several row blocks: pack each (KC, NC) B block once for all of them.
+    T* pa = static_cast<T*>(ws.a[0].get(a_bytes));
+    T* pb = static_cast<T*>(ws.b.get(sizeof(T) * NC * KC));
+    for (std::int64_t j0 = 0; j0 < p.n; j0 += NC) {
+      const std::int64_t nc = std::min(NC, p.n - j0);
+      const std::int64_t panels = (nc + NR - 1) / NR;
+      for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
+        const std::int64_t kc = std::min(KC, p.k - p0);
+        pack_panels<NR>(p.bt, j0, nc, p0, kc, pb);
+        for (std::int64_t i0 = 0; i0 < p.m; i0 += MC) {
+          const std::int64_t mc = std::min(MC, p.m - i0);
+          pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
+          macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
+        }
+      }
     }
   }
 
