@@ -1,8 +1,60 @@
 // Registers every CUDA kernel (ladder rungs, production kernels) in the kernel registry.
+#include <cuda_runtime.h>
+
+#include "core/status.hpp"
+#include "cuda/ladder/ladder.hpp"
 #include "dispatch/registry.hpp"
 
 namespace gemmkit::dispatch {
 
-void register_cuda_kernels(Registry&) {}
+namespace {
+
+using LadderRun = Status (*)(const cuda_ladder::Problem&, cudaStream_t);
+
+// The ladder takes device pointers (the front door checked the arguments) and the stream of
+// the options; launch errors come back as ExecutionFailed, errors of the kernel itself at the
+// caller's next synchronization.
+KernelInfo ladder_kernel(std::string name, std::string config, LadderRun run) {
+  return KernelInfo{
+      .name = std::move(name),
+      .backend = Backend::Cuda,
+      .role = KernelRole::Ladder,
+      .config = std::move(config),
+      .priority = 0,
+      .can_implement = [](const GemmDesc& d) { return cuda_ladder::can_implement(d); },
+      .run = [run](const GemmDesc& d, const GemmArgs& a, const Options& o) -> Status {
+        if (!cuda_available())
+          return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::Backend, "no usable CUDA device");
+        return run(cuda_ladder::make_problem(d, a), static_cast<cudaStream_t>(o.stream));
+      },
+      .workspace_bytes = {},
+  };
+}
+
+}  // namespace
+
+// Config strings are the ledger's KEY=VALUE tile vocabulary (BM, BN, BK, STAGES, THREADS; the
+// other keys describe the rung and are ignored by the ledger).
+void register_cuda_kernels(Registry& r) {
+  r.add(ladder_kernel("cuda.ladder.rung0",
+                      "BM=16,BN=16,BK=1,STAGES=1,THREADS=256,MATH=ffma_from_global",
+                      cuda_ladder::run_rung0));
+  r.add(ladder_kernel("cuda.ladder.rung1",
+                      "BM=128,BN=128,BK=32,STAGES=1,THREADS=128,WARPS=2x2,WARP=64x64,"
+                      "MMA=m16n8k16",
+                      cuda_ladder::run_rung1));
+  r.add(ladder_kernel("cuda.ladder.rung2",
+                      "BM=128,BN=128,BK=32,STAGES=3,THREADS=128,WARPS=2x2,WARP=64x64,"
+                      "MMA=m16n8k16,COPY=cp.async",
+                      cuda_ladder::run_rung2));
+  r.add(ladder_kernel("cuda.ladder.rung3",
+                      "BM=128,BN=128,BK=32,STAGES=3,THREADS=128,WARPS=2x2,WARP=64x64,"
+                      "MMA=m16n8k16,COPY=cp.async,SWIZZLE=xor16B,RASTER=group8",
+                      cuda_ladder::run_rung3));
+  r.add(ladder_kernel("cuda.ladder.rung4",
+                      "BM=128,BN=256,BK=32,STAGES=4,THREADS=256,WARPS=2x4,WARP=64x64,"
+                      "MMA=m16n8k16,COPY=cp.async,SWIZZLE=xor16B,RASTER=group8,FRAGMENTS=double",
+                      cuda_ladder::run_rung4));
+}
 
 }  // namespace gemmkit::dispatch

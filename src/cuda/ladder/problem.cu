@@ -1,0 +1,79 @@
+// Host side of the ladder harness: which problems the rungs take, and the canonical problem
+// every rung runs (host code; a .cu file only because src/cuda globs *.cu).
+#include <cstdint>
+
+#include "core/status.hpp"
+#include "core/view.hpp"
+#include "cuda/ladder/ladder.hpp"
+
+namespace gemmkit::cuda_ladder {
+
+namespace {
+
+bool is_out_type(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
+
+OutType out_type(DType t) {
+  return t == DType::F32 ? OutType::F32 : t == DType::F16 ? OutType::F16 : OutType::BF16;
+}
+
+// 16-byte copies need the contiguous stride to be 1, every row start 16-byte aligned (the
+// other stride and the batch stride multiples of 8 elements) and a 16-byte aligned base.
+bool vec16_ok(const void* ptr, std::int64_t s_contig, std::int64_t s_other, std::int64_t batch,
+              std::int64_t batch_stride) {
+  return s_contig == 1 && s_other % 8 == 0 && (batch <= 1 || batch_stride % 8 == 0) &&
+         reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0;
+}
+
+OperandView operand(const void* ptr, std::int64_t s_outer, std::int64_t s_k,
+                    std::int64_t batch_stride, std::int64_t batch) {
+  OperandView v{ptr, s_outer, s_k, batch_stride, false};
+  v.vec16 = s_k == 1 ? vec16_ok(ptr, s_k, s_outer, batch, batch_stride)
+                     : vec16_ok(ptr, s_outer, s_k, batch, batch_stride);
+  return v;
+}
+
+}  // namespace
+
+Status can_implement(const GemmDesc& d) {
+  const bool half_in = (d.a.dtype == DType::BF16 || d.a.dtype == DType::F16);
+  if (!half_in || d.b.dtype != d.a.dtype)
+    return GEMMKIT_UNSUPPORTED("the CUDA ladder takes A and B both bf16 or both fp16");
+  if (!is_out_type(d.c.dtype) || !is_out_type(d.d.dtype))
+    return GEMMKIT_UNSUPPORTED("the CUDA ladder writes f32, f16 or bf16 (C and D)");
+  if (d.compute != DType::F32)
+    return GEMMKIT_UNSUPPORTED("the CUDA ladder accumulates in f32 (mma.sync)");
+  return {};
+}
+
+Problem make_problem(const GemmDesc& d, const GemmArgs& args) {
+  const core::ProblemView v = core::make_view(d);
+  // D column-major: run D^T = op(B)^T op(A)^T instead, so that D's rows are contiguous.
+  const bool swap = v.d.row == 1 && v.d.col != 1;
+  Problem pr;
+  pr.batch = d.batch;
+  pr.in = d.a.dtype == DType::BF16 ? InType::BF16 : InType::F16;
+  Params& p = pr.params;
+  p.m = swap ? d.n : d.m;
+  p.n = swap ? d.m : d.n;
+  p.k = d.k;
+  // op(A)(i, q) = a[i * v.a.row + q * v.a.col]; op(B)(q, j) = b[q * v.b.row + j * v.b.col].
+  const OperandView a = operand(args.a, v.a.row, v.a.col, d.a.batch_stride, d.batch);
+  const OperandView b = operand(args.b, v.b.col, v.b.row, d.b.batch_stride, d.batch);
+  p.a = swap ? b : a;
+  p.b = swap ? a : b;
+  const auto out = [&](void* ptr, core::Strides s, const MatrixDesc& m) {
+    return swap ? OutputView{ptr, s.col, s.row, m.batch_stride, out_type(m.dtype)}
+                : OutputView{ptr, s.row, s.col, m.batch_stride, out_type(m.dtype)};
+  };
+  p.c = out(const_cast<void*>(args.c), v.c, d.c);
+  p.d = out(args.d, v.d, d.d);
+  p.alpha = static_cast<float>(args.alpha);
+  p.beta = static_cast<float>(args.beta);
+  p.read_ab = args.alpha != 0.0 && d.k > 0;
+  p.read_c = args.beta != 0.0;
+  pr.a_kmajor = p.a.s_k == 1;
+  pr.b_kmajor = p.b.s_k == 1;
+  return pr;
+}
+
+}  // namespace gemmkit::cuda_ladder
