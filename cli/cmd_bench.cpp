@@ -37,7 +37,7 @@ struct BenchOptions {
   bool quiet = false;
   bool quick = false;
   bool warm = false;
-  double max_call_ms = 30000;
+  double max_call_ms = 60000;
   double max_reference_flop = 2e9;
   double max_reference_check_flop = 2e9;
   std::int64_t llc_bytes = 0;
@@ -204,9 +204,13 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
     return 1;
   }
 
+  // Progress weight of a problem: its flop plus a fixed part for the per-problem work that
+  // does not scale with flop (fills, verification, rotation sets).
+  const auto work = [](const bench::BenchProblem& p) {
+    return 2.0 * p.desc.m * p.desc.n * p.desc.k * p.desc.batch + 2e9;
+  };
   double total_work = 0;
-  for (const auto& p : problems)
-    total_work += 2.0 * p.desc.m * p.desc.n * p.desc.k * p.desc.batch;
+  for (const auto& p : problems) total_work += work(p);
   bench::Progress progress(!o.quiet, static_cast<int>(problems.size()), total_work);
   std::vector<bench::Row> rows;
   for (const bench::BenchProblem& p : problems) {
@@ -225,7 +229,7 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
       r.insert(r.begin(), none);
     }
     rows.insert(rows.end(), r.begin(), r.end());
-    progress.done(2.0 * p.desc.m * p.desc.n * p.desc.k * p.desc.batch);
+    progress.done(work(p));
   }
   progress.finish();
 

@@ -2,33 +2,70 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "bench/device_mem.hpp"
 
 namespace gemmkit::bench {
 
+namespace {
+
+constexpr std::size_t kAlign = 4096;  // page-aligned buffers, as cudaMalloc/allocators give
+
+std::size_t round_up(std::size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+// One host arena kept between problems: the largest asked for so far.
+struct HostArena {
+  std::mutex mu;
+  void* p = nullptr;
+  std::size_t bytes = 0;
+  bool in_use = false;
+};
+HostArena& host_arena() {
+  static HostArena a;
+  return a;
+}
+
+void* take_host_arena(std::size_t bytes, std::string* err) {
+  HostArena& a = host_arena();
+  std::lock_guard<std::mutex> lock(a.mu);
+  if (a.in_use) {  // a second live OperandSets: give it its own memory
+    void* p = std::aligned_alloc(kAlign, round_up(bytes));
+    if (!p) *err = "out of host memory allocating " + std::to_string(bytes) + " bytes";
+    return p;
+  }
+  if (a.bytes < bytes) {
+    std::free(a.p);
+    a.bytes = 0;
+    a.p = std::aligned_alloc(kAlign, round_up(bytes));
+    if (!a.p) {
+      *err = "out of host memory allocating " + std::to_string(bytes) + " bytes";
+      return nullptr;
+    }
+    a.bytes = bytes;
+  }
+  a.in_use = true;
+  return a.p;
+}
+
+void give_host_arena(void* p) {
+  HostArena& a = host_arena();
+  std::lock_guard<std::mutex> lock(a.mu);
+  if (p == a.p) a.in_use = false;
+  else std::free(p);
+}
+
+}  // namespace
+
 OperandSets::~OperandSets() { release(); }
 
 void OperandSets::release() {
-  for (void* p : blocks_) {
-    if (device_) device_free(p);
-    else std::free(p);
+  if (arena_) {
+    if (device_) device_free(arena_);
+    else give_host_arena(arena_);
   }
-  blocks_.clear();
+  arena_ = nullptr;
   sets_.clear();
-}
-
-void* OperandSets::alloc(std::size_t bytes, std::string* err) {
-  void* p = nullptr;
-  if (device_) {
-    if (!device_alloc(&p, bytes, err)) return nullptr;
-  } else {
-    constexpr std::size_t kPage = 4096;
-    p = std::aligned_alloc(kPage, (bytes + kPage - 1) / kPage * kPage);
-    if (!p) *err = "out of host memory allocating " + std::to_string(bytes) + " bytes";
-  }
-  if (p) blocks_.push_back(p);
-  return p;
 }
 
 bool OperandSets::copy_in(void* dst, const void* src, std::size_t bytes, std::string* err) {
@@ -41,19 +78,49 @@ bool OperandSets::create(const HostCase& hc, int count, bool device, std::string
   release();
   device_ = device;
   const std::vector<std::uint8_t>* src[4] = {&hc.a, &hc.b, &hc.c, &hc.d};
-  for (int j = 0; j < 4; ++j) bytes_[j] = src[j]->size();
+  set_stride_ = 0;
+  for (int j = 0; j < 4; ++j) {
+    bytes_[j] = src[j]->size();
+    set_stride_ += round_up(bytes_[j]);
+  }
+  const std::size_t total = set_stride_ * static_cast<std::size_t>(count);
+  if (device) {
+    if (!device_alloc(&arena_, total, err)) {
+      arena_ = nullptr;
+      return false;
+    }
+  } else {
+    arena_ = take_host_arena(total, err);
+    if (!arena_) return false;
+  }
   for (int i = 0; i < count; ++i) {
+    char* base = static_cast<char*>(arena_) + set_stride_ * static_cast<std::size_t>(i);
     void* p[4];
+    std::size_t off = 0;
     for (int j = 0; j < 4; ++j) {
-      p[j] = alloc(bytes_[j], err);
-      if (!p[j]) return false;
-      // Set 0 from the host case; the others copy set 0 (same values, other addresses).
-      const bool ok = i == 0 || !device ? copy_in(p[j], src[j]->data(), bytes_[j], err)
-                                         : copy_on_device(p[j], blocks_[static_cast<std::size_t>(j)],
-                                                          bytes_[j], err);
-      if (!ok) return false;
+      p[j] = base + off;
+      off += round_up(bytes_[j]);
     }
     sets_.push_back(OperandSet{p[0], p[1], p[2], p[3]});
+  }
+  for (int j = 0; j < 4; ++j) {
+    void* dst = j == 0 ? const_cast<void*>(sets_[0].a)
+                : j == 1 ? const_cast<void*>(sets_[0].b)
+                : j == 2 ? const_cast<void*>(sets_[0].c)
+                         : sets_[0].d;
+    if (!copy_in(dst, src[j]->data(), bytes_[j], err)) return false;
+  }
+  return true;
+}
+
+bool OperandSets::fill_all(std::string* err) {
+  for (std::size_t i = 1; i < sets_.size(); ++i) {
+    char* dst = static_cast<char*>(arena_) + set_stride_ * i;
+    if (device_) {
+      if (!copy_on_device(dst, arena_, set_stride_, err)) return false;
+    } else {
+      std::memcpy(dst, arena_, set_stride_);
+    }
   }
   return true;
 }

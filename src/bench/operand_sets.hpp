@@ -1,5 +1,7 @@
 // The rotation sets of one problem: `count` copies of a HostCase's A, B, C and D buffers
-// (guard bands included), page-aligned host memory or device memory.
+// (guard bands included), carved from one arena of page-aligned host memory or device memory.
+// The host arena is kept for the next problem (no page faults on 1+ GiB per problem), and only
+// set 0 is filled until fill_all(): verification needs one set, timing needs them all.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -17,8 +19,10 @@ class OperandSets {
   OperandSets(const OperandSets&) = delete;
   OperandSets& operator=(const OperandSets&) = delete;
 
-  // Copies hc's buffers into `count` sets. Returns false (with *err) on allocation failure.
+  // Lays out `count` sets and fills set 0 from hc. False (with *err) when memory runs out.
   bool create(const HostCase& hc, int count, bool device, std::string* err);
+  // Copies set 0 into every other set (same values, other addresses).
+  bool fill_all(std::string* err);
   int size() const { return static_cast<int>(sets_.size()); }
   const OperandSet& operator[](int i) const { return sets_[static_cast<std::size_t>(i)]; }
   bool on_device() const { return device_; }
@@ -31,13 +35,13 @@ class OperandSets {
 
  private:
   void release();
-  void* alloc(std::size_t bytes, std::string* err);
   bool copy_in(void* dst, const void* src, std::size_t bytes, std::string* err);
 
   bool device_ = false;
   std::size_t bytes_[4] = {};
+  std::size_t set_stride_ = 0;
   std::vector<OperandSet> sets_;
-  std::vector<void*> blocks_;
+  void* arena_ = nullptr;  // device arena (host arenas live in a process-wide pool)
 };
 
 }  // namespace gemmkit::bench

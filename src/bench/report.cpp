@@ -74,7 +74,7 @@ nlohmann::json row_json(const Row& r) {
       {"ms_min", t(r.stats.min)},
       {"ms_max", t(r.stats.max)},
       {"ms_mean", t(r.stats.mean)},
-      {"n", r.stats.n},
+      {"n_samples", r.stats.n},  // the CSV's second "n" column (JSON keys must differ)
       {"tflops", t(r.tflops)},
       {"gbps", t(r.gbps)},
       {"ratio_baseline", num_json(r.ratio_baseline)},
@@ -151,7 +151,7 @@ void write_json(std::ostream& os, const nlohmann::json& context, const std::vect
 void write_table(std::ostream& os, const std::vector<Row>& rows) {
   std::vector<std::vector<std::string>> cells;
   cells.push_back({"problem", "provider", "kernel", "disp", "m", "n", "k", "dtypes", "ms_median",
-                   "n", "TFLOP/s", "GB/s", "ratio", "ledger_ms", "timing", "cache"});
+                   "samples", "TFLOP/s", "GB/s", "ratio", "ledger_ms", "timing", "cache"});
   for (const Row& r : rows) {
     const bool timed = r.stats.n > 0;
     cells.push_back({r.problem, r.provider, r.kernel, std::string(disposition_name(r.disposition)),

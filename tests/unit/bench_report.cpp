@@ -59,11 +59,13 @@ TEST(BenchReport, JsonRowSchemaIsGolden) {
   for (const auto& [k, v] : j.items()) keys.insert(k);
   const std::set<std::string> want = {
       "problem", "provider", "kernel", "disposition", "m", "n", "k", "batch", "dtypes",
-      "layouts", "config", "ms_median", "ms_min", "ms_max", "ms_mean", "n", "tflops", "gbps",
+      "layouts", "config", "ms_median", "ms_min", "ms_max", "ms_mean", "n_samples", "tflops", "gbps",
       "ratio_baseline", "ledger_pred_ms", "timing", "cache", "check", "threads", "note"};
   EXPECT_EQ(keys, want);
   EXPECT_EQ(j["disposition"], "Passed");
   EXPECT_DOUBLE_EQ(j["ms_median"].get<double>(), 1.0);
+  EXPECT_EQ(j["n"], 64);          // the problem's N
+  EXPECT_EQ(j["n_samples"], 10);  // the timed samples (the CSV's second "n")
   EXPECT_TRUE(j["ledger_pred_ms"].is_null());  // NaN is written as null, never as a number
 }
 
