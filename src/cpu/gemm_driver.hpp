@@ -1,8 +1,8 @@
 // The production CPU GEMM, written once over a microkernel type K and compiled by each ISA file
 // (gemm_avx512.cpp, gemm_avx2.cpp, gemm_portable.cpp) with that file's flags:
 //   mainloop   BLIS's five loops: jc (NC) -> pc (KC, pack B) -> ic (MC, pack A) -> jr (NR)
-//              -> ir (MR) -> K::tile; with a team, B is packed one micro-panel at a time
-//   scheduler  row blocks from an atomic counter (enough rows), else the jr micro-panels split
+//              -> ir (MR) -> K::tile
+//   scheduler  the team splits columns, or row blocks from an atomic counter (Driver::run)
 //   epilogue   in K::tile (registers -> D for full unit-stride tiles, a temporary tile otherwise)
 // Plus the variants that reuse it: a streaming GEMV for M == 1 or N == 1, deterministic
 // split-K for small M * N with long K, and strided batches.
@@ -111,35 +111,39 @@ struct Driver {
 
   static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 
-  // alpha != 0, K > 0. `nt` threads (1: no parallel region).
+  // alpha != 0, K > 0. `nt` threads (1: no parallel region). No barrier anywhere: every
+  // thread packs what it uses into its own buffers.
   //   one thread: jc -> pc (pack the (KC, NC) B block once) -> ic (pack A) -> macro-kernel;
-  //   a team: row blocks of MC are independent work items handed out by an atomic counter,
-  //     each packing its A block and streaming B one micro-panel at a time through L1. No
-  //     barrier anywhere: on a shared machine a descheduled thread stalls nobody, it just
-  //     takes fewer blocks. B is packed once per row block, 1 copy per 2 * MC flops;
-  //   few rows (one block): every thread takes the whole A block and a share of the panels.
+  //     with a single row block, B is streamed one micro-panel at a time through L1 instead;
+  //   a team splits the columns (each thread its share of B; A packed once per thread) or the
+  //     rows (MC blocks from an atomic counter, B streamed per micro-panel, so packed once
+  //     per block), whichever packs fewer extra elements: (nt - 1) M vs (blocks - 1) N per K.
   static void run(const Problem<T>& p, const BlockSizes& bs, int nt) {
     PackWorkspace& ws = thread_workspace();
     ws.reserve_threads(nt);
     const std::int64_t KC = std::min(bs.kc, p.k);
-    const std::int64_t NC = std::min(round_up(bs.nc, NR), round_up(p.n, NR));
+    const std::int64_t panels_n = (p.n + NR - 1) / NR;
     std::int64_t n_ic = (p.m + bs.mc - 1) / bs.mc;
-    const bool split_rows = nt > 1 && p.m >= 4 * MR * nt;
-    if (split_rows)  // at least 4 blocks per thread, so the counter can even out the load
-      n_ic = std::max(n_ic, std::min<std::int64_t>(4 * nt, p.m / (2 * MR)));
+    const bool rows_ok = nt > 1 && p.m >= 4 * MR * nt;
+    const std::int64_t n_ic_team = std::max<std::int64_t>(n_ic, 2 * nt);
+    const bool split_cols = nt > 1 && panels_n >= 2 * nt &&
+                            (!rows_ok || (nt - 1) * p.m <= (n_ic_team - 1) * p.n);
+    const bool split_rows = nt > 1 && !split_cols && rows_ok;
+    if (split_rows) n_ic = n_ic_team;
     const std::int64_t MC = round_up((p.m + n_ic - 1) / n_ic, MR);
     n_ic = (p.m + MC - 1) / MC;  // rounding MC up to MR may leave fewer blocks
-    const std::int64_t panels_n = (p.n + NR - 1) / NR;
-    // Per thread: the A block, then one B micro-panel at a 64-byte boundary.
-    const std::int64_t panel_at = round_up(MC * KC, 64);
-    const std::size_t a_bytes = sizeof(T) * (panel_at + NR * KC);
-    for (int t = 0; t < nt; ++t) ws.a[t].get(a_bytes);
+    const std::int64_t cols = split_cols ? (panels_n + nt - 1) / nt * NR : panels_n * NR;
+    const std::int64_t NC = std::min(round_up(bs.nc, NR), cols);
+    // Per thread: the A block, then the B block (or one micro-panel) at a 64-byte boundary.
+    const std::int64_t b_at = round_up(MC * KC, 64);
+    const std::size_t bytes = sizeof(T) * (b_at + NC * KC);
+    for (int t = 0; t < nt; ++t) ws.a[t].get(bytes);
 
     // Rows [i0, i0 + mc) against B micro-panels [q0, q1), each packed just before its use.
     auto stream_block = [&](int tid, std::int64_t i0, std::int64_t mc, std::int64_t q0,
                             std::int64_t q1) {
-      T* pa = static_cast<T*>(ws.a[tid].get(a_bytes));
-      T* panel = pa + panel_at;  // (KC, NR), aligned for the kernel's aligned loads
+      T* pa = static_cast<T*>(ws.a[tid].get(bytes));
+      T* panel = pa + b_at;  // (KC, NR), aligned for the kernel's aligned loads
       for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
         const std::int64_t kc = std::min(KC, p.k - p0);
         pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
@@ -151,38 +155,40 @@ struct Driver {
       }
     };
 
-    if (nt > 1) {
-      std::atomic<std::int64_t> next{0};
-#pragma omp parallel num_threads(nt)
-      {
-        const int tid = omp_get_thread_num();
-        if (split_rows) {
-          for (std::int64_t ib = next.fetch_add(1); ib < n_ic; ib = next.fetch_add(1))
-            stream_block(tid, ib * MC, std::min(MC, p.m - ib * MC), 0, panels_n);
-        } else {
-          for (std::int64_t i0 = 0; i0 < p.m; i0 += MC)
-            stream_block(tid, i0, std::min(MC, p.m - i0), panels_n * tid / nt,
-                         panels_n * (tid + 1) / nt);
+    // All rows against columns [j_lo, j_hi) (j_lo a multiple of NR), one thread.
+    auto columns = [&](int tid, std::int64_t j_lo, std::int64_t j_hi) {
+      if (n_ic == 1) return stream_block(tid, 0, p.m, j_lo / NR, (j_hi + NR - 1) / NR);
+      T* pa = static_cast<T*>(ws.a[tid].get(bytes));
+      T* pb = pa + b_at;  // (KC, NC)
+      for (std::int64_t j0 = j_lo; j0 < j_hi; j0 += NC) {
+        const std::int64_t nc = std::min(NC, j_hi - j0);
+        const std::int64_t panels = (nc + NR - 1) / NR;
+        for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
+          const std::int64_t kc = std::min(KC, p.k - p0);
+          pack_panels<NR>(p.bt, j0, nc, p0, kc, pb);
+          for (std::int64_t i0 = 0; i0 < p.m; i0 += MC) {
+            const std::int64_t mc = std::min(MC, p.m - i0);
+            pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
+            macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
+          }
         }
       }
-      return;
-    }
-    if (n_ic == 1) return stream_block(0, 0, p.m, 0, panels_n);
+    };
 
-    // One thread, several row blocks: pack each (KC, NC) B block once for all of them.
-    T* pa = static_cast<T*>(ws.a[0].get(a_bytes));
-    T* pb = static_cast<T*>(ws.b.get(sizeof(T) * NC * KC));
-    for (std::int64_t j0 = 0; j0 < p.n; j0 += NC) {
-      const std::int64_t nc = std::min(NC, p.n - j0);
-      const std::int64_t panels = (nc + NR - 1) / NR;
-      for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
-        const std::int64_t kc = std::min(KC, p.k - p0);
-        pack_panels<NR>(p.bt, j0, nc, p0, kc, pb);
-        for (std::int64_t i0 = 0; i0 < p.m; i0 += MC) {
-          const std::int64_t mc = std::min(MC, p.m - i0);
-          pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
-          macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
-        }
+    if (nt == 1) return columns(0, 0, p.n);
+    std::atomic<std::int64_t> next{0};
+#pragma omp parallel num_threads(nt)
+    {
+      const int tid = omp_get_thread_num();
+      const std::int64_t q0 = panels_n * tid / nt, q1 = panels_n * (tid + 1) / nt;
+      if (split_cols) {
+        if (q1 > q0) columns(tid, q0 * NR, std::min(p.n, q1 * NR));
+      } else if (split_rows) {
+        for (std::int64_t ib = next.fetch_add(1); ib < n_ic; ib = next.fetch_add(1))
+          stream_block(tid, ib * MC, std::min(MC, p.m - ib * MC), 0, panels_n);
+      } else {  // few rows and few columns: every row block, a share of the panels
+        for (std::int64_t i0 = 0; i0 < p.m; i0 += MC)
+          stream_block(tid, i0, std::min(MC, p.m - i0), q0, q1);
       }
     }
   }
