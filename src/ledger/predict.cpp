@@ -29,9 +29,16 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   const double t_compute = peak > 0 ? p.flops / peak : 0;
   // wave quantization: every work unit costs a full padded tile, and the last wave of
   // `concurrent` units takes as long as a full one.
+  // On a CPU the cache blocks are clipped to the problem and the threads share them, so only
+  // the register tile (frag_m x frag_n, MR x NR) pads the work.
   const double unit_flops = 2.0 * tile.block_m * tile.block_n * tile.block_k * t.k_iterations;
   const double conc = static_cast<double>(std::max<std::int64_t>(1, t.concurrent));
-  const double t_waves = peak > 0 ? t.waves_ceil * unit_flops * conc / peak : 0;
+  auto round_up = [](std::int64_t x, std::int64_t q) { return q > 1 ? (x + q - 1) / q * q : x; };
+  const double t_waves =
+      peak <= 0 ? 0
+      : mc.kind == "cpu"
+          ? 2.0 * round_up(d.m, tile.frag_m) * round_up(d.n, tile.frag_n) * d.k * d.batch / peak
+          : t.waves_ceil * unit_flops * conc / peak;
   const double t_wave_q = std::max(0.0, t_waves - t_compute);
 
   // dram: tiled traffic; with L2 reuse the blocks of one wave share panels, as if the tile were
