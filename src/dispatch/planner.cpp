@@ -75,16 +75,20 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
   p.reasons.push_back("ledger (" + machine.name + "): " +
                       std::string(ledger::variant_name(p.variant.variant)) + ": " +
                       p.variant.reason);
+  // Where no production kernel implements the problem, the highest ladder rung that does (the
+  // rungs are registered in order), then the reference path.
   auto rank = [&](const KernelInfo* k) {
-    if (k->role == KernelRole::Reference) return 2;
+    if (k->role == KernelRole::Reference) return 3;
+    if (k->role == KernelRole::Ladder) return 2;
     return k->variant == p.variant.variant ? 0 : 1;
   };
   std::vector<const KernelInfo*> cands;
   for (const auto& k : reg.all())
-    if (k.backend == p.backend && k.role != KernelRole::Ladder) cands.push_back(&k);
+    if (k.backend == p.backend) cands.push_back(&k);
   std::stable_sort(cands.begin(), cands.end(), [&](const KernelInfo* x, const KernelInfo* y) {
     if (rank(x) != rank(y)) return rank(x) < rank(y);
-    return x->priority > y->priority;
+    if (x->priority != y->priority) return x->priority > y->priority;
+    return rank(x) == 2 && x > y;  // later rungs first (entries live in one vector)
   });
   for (const KernelInfo* k : cands) {
     Status s = k->can_implement(d);
@@ -99,6 +103,9 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
           "kernel " + k->name + " [" + k->config + "]: " +
           (k->role == KernelRole::Reference
                ? std::string("the reference path: no production kernel implements this problem")
+           : k->role == KernelRole::Ladder
+               ? std::string("no production kernel implements this problem: the highest ladder "
+                             "rung that does")
            : match ? "implements the " + std::string(ledger::variant_name(k->variant)) +
                          " variant the ledger chose (highest priority)"
                    : "no " + std::string(ledger::variant_name(p.variant.variant)) +
