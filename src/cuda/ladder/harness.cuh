@@ -69,8 +69,10 @@ __device__ __forceinline__ CtaOperands cta_operands(const Params& p) {
 // One input element (raw 16 bits of a bf16 or fp16) as float.
 template <class T>
 __device__ __forceinline__ float input_to_float(uint16_t bits) {
-  if constexpr (std::is_same_v<T, __half>) return __half2float(__ushort_as_half(bits));
-  else return __bfloat162float(__ushort_as_bfloat16(bits));
+  if constexpr (std::is_same_v<T, __half>)
+    return __half2float(__ushort_as_half(bits));
+  else
+    return __bfloat162float(__ushort_as_bfloat16(bits));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -86,9 +88,12 @@ struct SmemLayout {
   static_assert(!SWIZZLE || kChunks >= 4, "the swizzle needs rows of at least 64 bytes");
 
   __device__ __forceinline__ static int chunk_swizzle(int row) {
-    if constexpr (!SWIZZLE) return 0;
-    else if constexpr (kChunks >= 8) return row % 8;       // 128-byte rows and wider
-    else return (row / (8 / kChunks)) % kChunks;           // 64-byte rows: pairs of rows
+    if constexpr (!SWIZZLE)
+      return 0;
+    else if constexpr (kChunks >= 8)
+      return row % 8;  // 128-byte rows and wider
+    else
+      return (row / (8 / kChunks)) % kChunks;  // 64-byte rows: pairs of rows
   }
   // Offset of element (row, col); col % 8 is kept inside the chunk.
   __device__ __forceinline__ static int offset(int row, int col) {
@@ -108,43 +113,51 @@ struct OperandTile {
   }
 };
 
-// Copies tile (o0.., k0..) of an operand into smem, 16 bytes per thread per step (the commit
-// is the caller's). A 16-byte-capable operand goes through cp.async, edge chunks reading only
-// their in-bounds bytes and zero-filling the rest; an operand with an unaligned leading
-// dimension is gathered element by element (slow, never a fault). Out of bounds reads as 0.
+// Copies tile (o0.., k0..) of an operand into smem, one 16-byte chunk per thread per step (the
+// commit is the caller's). Thread t copies column chunk t % kChunks of rows t / kChunks + i *
+// kRowStep. A 16-byte-capable operand goes through cp.async, edge chunks reading only their
+// in-bounds bytes and zero-filling the rest; an operand with an unaligned leading dimension is
+// gathered element by element in a rolled loop (slow, small code, never a fault).
 template <class Tile, int THREADS>
 __device__ __forceinline__ void load_tile(uint16_t* smem, const OperandView& v,
                                           const uint16_t* base, int64_t o0, int64_t k0,
                                           int64_t o_ext, int64_t k_ext, int tid) {
   using L = typename Tile::Layout;
-  constexpr int kChunkCount = L::kElems / 8;
-  static_assert(kChunkCount % THREADS == 0, "every thread copies the same number of chunks");
+  static_assert(THREADS % L::kChunks == 0, "a thread keeps one column chunk");
+  static_assert(L::kElems % (8 * THREADS) == 0, "every thread copies the same number of chunks");
+  constexpr int kRowStep = THREADS / L::kChunks, kSteps = L::kElems / (8 * THREADS);
   constexpr bool KM = Tile::kKMajor;
+  const int row0 = tid / L::kChunks, col = (tid % L::kChunks) * 8;
+  const int64_t o = o0 + (KM ? row0 : col), k = k0 + (KM ? col : row0);
+  const int64_t rows_left = KM ? o_ext - o : k_ext - k;  // of this thread's rows, inside
+  const int64_t left = KM ? k_ext - k : o_ext - o;       // along the contiguous dimension
+  const int cols = left <= 0 ? 0 : left < 8 ? static_cast<int>(left) : 8;
+  const int64_t row_step = kRowStep * (KM ? v.s_outer : v.s_k);
+  const uint16_t* src = base + o * v.s_outer + k * v.s_k;
+  if (v.vec16) {
 #pragma unroll
-  for (int i = 0; i < kChunkCount / THREADS; ++i) {
-    const int c = tid + i * THREADS;
-    const int row = c / L::kChunks, col = (c % L::kChunks) * 8;
-    const int64_t o = o0 + (KM ? row : col), k = k0 + (KM ? col : row);
-    const bool row_in = KM ? o < o_ext : k < k_ext;
-    const int64_t left = KM ? k_ext - k : o_ext - o;  // elements left along the contiguous dim
-    const int valid = row_in ? static_cast<int>(left < 0 ? 0 : left < 8 ? left : 8) : 0;
-    uint16_t* dst = smem + L::offset(row, col);
-    const uint16_t* src = valid > 0 ? base + o * v.s_outer + k * v.s_k : base;
-    if (v.vec16) {
-      ptx::cp_async_16_zfill(ptx::smem_addr(dst), src, 2 * valid);
-    } else {
-      const int64_t step = KM ? v.s_k : v.s_outer;
+    for (int i = 0; i < kSteps; ++i) {
+      const int valid = i * kRowStep < rows_left ? cols : 0;
+      ptx::cp_async_16_zfill(ptx::smem_addr(smem + L::offset(row0 + i * kRowStep, col)),
+                             valid > 0 ? src + i * row_step : base, 2 * valid);
+    }
+  } else {
+    const int64_t step = KM ? v.s_k : v.s_outer;
+#pragma unroll 1
+    for (int i = 0; i < kSteps; ++i) {
+      const int valid = i * kRowStep < rows_left ? cols : 0;
       uint64_t lo = 0, hi = 0;
 #pragma unroll 1
       for (int j = 0; j < valid; ++j) {
-        const uint64_t e = uint64_t{src[j * step]} << (16 * (j % 4));
-        if (j < 4) lo |= e;
-        else hi |= e;
+        const uint64_t e = uint64_t{src[i * row_step + j * step]} << (16 * (j % 4));
+        if (j < 4)
+          lo |= e;
+        else
+          hi |= e;
       }
-      *reinterpret_cast<uint4*>(dst) = make_uint4(static_cast<uint32_t>(lo),
-                                                  static_cast<uint32_t>(lo >> 32),
-                                                  static_cast<uint32_t>(hi),
-                                                  static_cast<uint32_t>(hi >> 32));
+      *reinterpret_cast<uint4*>(smem + L::offset(row0 + i * kRowStep, col)) =
+          make_uint4(static_cast<uint32_t>(lo), static_cast<uint32_t>(lo >> 32),
+                     static_cast<uint32_t>(hi), static_cast<uint32_t>(hi >> 32));
     }
   }
 }
@@ -162,11 +175,11 @@ __device__ __forceinline__ void load_fragment(uint32_t (&r)[4], const uint16_t* 
   const int o_half = IS_A ? i % 2 : i / 2;
   const int k_half = IS_A ? i / 2 : i % 2;
   if constexpr (Tile::kKMajor) {
-    ptx::ldmatrix_x4(r, ptx::smem_addr(tile + Tile::offset(o0 + o_half * 8 + row,
-                                                           k0 + k_half * 8)));
+    ptx::ldmatrix_x4(r,
+                     ptx::smem_addr(tile + Tile::offset(o0 + o_half * 8 + row, k0 + k_half * 8)));
   } else {
-    ptx::ldmatrix_x4_trans(r, ptx::smem_addr(tile + Tile::offset(o0 + o_half * 8,
-                                                                 k0 + k_half * 8 + row)));
+    ptx::ldmatrix_x4_trans(
+        r, ptx::smem_addr(tile + Tile::offset(o0 + o_half * 8, k0 + k_half * 8 + row)));
   }
 }
 
@@ -209,23 +222,32 @@ __device__ __forceinline__ void tile_mma(typename WT::Acc& acc, const uint16_t* 
 
 __device__ __forceinline__ float load_out(OutType t, const void* p, int64_t idx) {
   switch (t) {
-    case OutType::F32: return static_cast<const float*>(p)[idx];
-    case OutType::F16: return __half2float(static_cast<const __half*>(p)[idx]);
-    default: return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[idx]);
+    case OutType::F32:
+      return static_cast<const float*>(p)[idx];
+    case OutType::F16:
+      return __half2float(static_cast<const __half*>(p)[idx]);
+    default:
+      return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[idx]);
   }
 }
 
 __device__ __forceinline__ void store_out(OutType t, void* p, int64_t idx, float v) {
   switch (t) {
-    case OutType::F32: static_cast<float*>(p)[idx] = v; break;
-    case OutType::F16: static_cast<__half*>(p)[idx] = __float2half_rn(v); break;
-    default: static_cast<__nv_bfloat16*>(p)[idx] = __float2bfloat16_rn(v); break;
+    case OutType::F32:
+      static_cast<float*>(p)[idx] = v;
+      break;
+    case OutType::F16:
+      static_cast<__half*>(p)[idx] = __float2half_rn(v);
+      break;
+    default:
+      static_cast<__nv_bfloat16*>(p)[idx] = __float2bfloat16_rn(v);
+      break;
   }
 }
 
 // alpha * acc + beta * C(row, col), reading C only when beta != 0.
 __device__ __forceinline__ float epilogue_value(const Params& p, int64_t l, int64_t row,
-                                               int64_t col, float acc) {
+                                                int64_t col, float acc) {
   float v = p.alpha * acc;
   if (p.read_c) {
     const int64_t idx = l * p.c.batch_stride + row * p.c.s_row + col * p.c.s_col;
@@ -235,8 +257,8 @@ __device__ __forceinline__ float epilogue_value(const Params& p, int64_t l, int6
 }
 
 // One output element, predicated on the bounds.
-__device__ __forceinline__ void store_element(const Params& p, int64_t l, int64_t row,
-                                              int64_t col, float acc) {
+__device__ __forceinline__ void store_element(const Params& p, int64_t l, int64_t row, int64_t col,
+                                              float acc) {
   if (row >= p.m || col >= p.n) return;
   const int64_t idx = l * p.d.batch_stride + row * p.d.s_row + col * p.d.s_col;
   store_out(p.d.type, p.d.ptr, idx, epilogue_value(p, l, row, col, acc));
@@ -254,9 +276,15 @@ __device__ __forceinline__ void store_pair(const Params& p, int64_t l, int64_t r
     const float v0 = epilogue_value(p, l, row, col, x);
     const float v1 = epilogue_value(p, l, row, col + 1, y);
     switch (p.d.type) {
-      case OutType::F32: *reinterpret_cast<float2*>(addr) = make_float2(v0, v1); break;
-      case OutType::F16: *reinterpret_cast<__half2*>(addr) = __floats2half2_rn(v0, v1); break;
-      default: *reinterpret_cast<__nv_bfloat162*>(addr) = __floats2bfloat162_rn(v0, v1); break;
+      case OutType::F32:
+        *reinterpret_cast<float2*>(addr) = make_float2(v0, v1);
+        break;
+      case OutType::F16:
+        *reinterpret_cast<__half2*>(addr) = __floats2half2_rn(v0, v1);
+        break;
+      default:
+        *reinterpret_cast<__nv_bfloat162*>(addr) = __floats2bfloat162_rn(v0, v1);
+        break;
     }
     return;
   }
@@ -291,11 +319,16 @@ using KernelFn = void (*)(Params);
 
 template <class R, class T>
 KernelFn pick_kernel(const Problem& pr) {
-  if constexpr (!R::kUsesArrangement) return R::template kernel<T, true, true>();
-  else if (pr.a_kmajor && pr.b_kmajor) return R::template kernel<T, true, true>();
-  else if (pr.a_kmajor) return R::template kernel<T, true, false>();
-  else if (pr.b_kmajor) return R::template kernel<T, false, true>();
-  else return R::template kernel<T, false, false>();
+  if constexpr (!R::kUsesArrangement)
+    return R::template kernel<T, true, true>();
+  else if (pr.a_kmajor && pr.b_kmajor)
+    return R::template kernel<T, true, true>();
+  else if (pr.a_kmajor)
+    return R::template kernel<T, true, false>();
+  else if (pr.b_kmajor)
+    return R::template kernel<T, false, true>();
+  else
+    return R::template kernel<T, false, false>();
 }
 
 template <class R, class T>
@@ -305,8 +338,7 @@ Status launch_typed(const Problem& pr, cudaStream_t stream) {
   if (R::kSmemBytes > 48 * 1024)
     e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, R::kSmemBytes);
   const int64_t tiles = ceil_div(pr.params.m, R::BLK_M) * ceil_div(pr.params.n, R::BLK_N);
-  if (tiles > 0x7fffffff)
-    return GEMMKIT_UNSUPPORTED("more output tiles than a 1-D grid holds");
+  if (tiles > 0x7fffffff) return GEMMKIT_UNSUPPORTED("more output tiles than a 1-D grid holds");
   Params p = pr.params;
   for (int64_t b0 = 0; b0 < pr.batch && e == cudaSuccess; b0 += 65535) {
     p.batch_begin = b0;

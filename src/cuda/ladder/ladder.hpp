@@ -36,8 +36,8 @@ struct Params {
   OperandView a, b;  // a: (m, k); b: (n, k)
   OutputView c, d;
   float alpha = 1.f, beta = 0.f;
-  bool read_ab = true;  // alpha != 0 and k > 0: otherwise A and B are never touched
-  bool read_c = false;  // beta != 0: otherwise C is never touched
+  bool read_ab = true;           // alpha != 0 and k > 0: otherwise A and B are never touched
+  bool read_c = false;           // beta != 0: otherwise C is never touched
   std::int64_t batch_begin = 0;  // batch of blockIdx.y == 0 in this launch
 };
 

@@ -36,7 +36,8 @@ __global__ void __launch_bounds__(WT::kThreads) rung3_swizzle_raster_kernel(cons
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int warp_m = warp / WT::kWarpsN, warp_n = warp % WT::kWarpsN;
   const CtaOperands op = cta_operands(p);
-  const TileCoord t = grouped_tile(blockIdx.x, ceil_div(p.m, kTileM), ceil_div(p.n, kTileN), kGroupM);
+  const TileCoord t =
+      grouped_tile(blockIdx.x, ceil_div(p.m, kTileM), ceil_div(p.n, kTileN), kGroupM);
   const int64_t m0 = t.m * kTileM, n0 = t.n * kTileN;
   const int64_t k_tiles = p.read_ab ? ceil_div(p.k, kTileK) : 0;
   // Issues the copy of K tile kt (if any) into its stage; one commit group per call.

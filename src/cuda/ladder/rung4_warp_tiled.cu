@@ -1,29 +1,33 @@
-// Rung 4, explicit intrinsics (the seed's TensorCoreIntrinEmitter): the warp tiling is spelled
-// out here instead of left to the tile-level mma. block_row_warps x block_col_warps = 2 x 4
-// warps, each owning warp_row_tiles x warp_col_tiles = 64 x 64 outputs (4 x 8 mma tiles), so
-// the CTA tile is 128 x 256; four cp.async stages with swizzled tiles and grouped CTA order as
-// in rung 3; fragments double-buffered in registers: the ldmatrix of k16 step s + 1 (of the
-// next stage at the end of a tile) is issued before the 32 mma of step s.
-// Fixes: ldmatrix latency hides behind the mma of the previous step; the larger CTA tile cuts
-// global/L2 traffic per output by a quarter. Leaves: mma.sync itself (wgmma issues 4x wider
-// tensor-core work per instruction from shared memory, without the register-file round trip),
-// and a synchronous epilogue straight from registers.
+// Rung 4, explicit intrinsics (the seed's TensorCoreIntrinEmitter with its config): the warp
+// tiling is spelled out here instead of left to the tile-level mma. block_row_warps x
+// block_col_warps = 2 x 2 warps, each owning warp_row_tiles x warp_col_tiles = 64 x 64 outputs
+// (4 x 8 mma tiles), a 128 x 128 x 32 CTA tile, four cp.async stages with swizzled tiles and
+// grouped CTA order as in rung 3, two CTAs per SM. Fragments are double-buffered in registers:
+// the ldmatrix of k16 step s + 1 (of the next stage after the last step) is issued before the
+// 32 mma of step s, and the one barrier per K tile sits right after the last ldmatrix from its
+// stage, with two steps of mma ready to issue behind it.
+// Fixes: ldmatrix latency hides behind the mma of the previous step instead of stalling each
+// step. Leaves: mma.sync itself (wgmma issues 4x wider tensor-core work per instruction from
+// shared memory, without the register-file round trip), 8 warps per SM at ~255 registers, and
+// a synchronous epilogue straight from registers. (Measured and dropped: a 128 x 256 CTA of
+// 2 x 4 warps, one CTA per SM, ran slower than rung 3 -- every barrier and epilogue stalled
+// the whole SM; BLK_K = 64 with 3 stages spilled.)
 #include "cuda/ladder/harness.cuh"
 
 namespace gemmkit::cuda_ladder {
 namespace {
 
 // ---- preconditions
-constexpr int kBlockRowWarps = 2, kBlockColWarps = 4;    // warps along M and N
-constexpr int kWarpRowTiles = 64, kWarpColTiles = 64;    // outputs per warp along M and N
-constexpr int kTileM = kBlockRowWarps * kWarpRowTiles;   // 128
-constexpr int kTileN = kBlockColWarps * kWarpColTiles;   // 256
+constexpr int kBlockRowWarps = 2, kBlockColWarps = 2;   // warps along M and N
+constexpr int kWarpRowTiles = 64, kWarpColTiles = 64;   // outputs per warp along M and N
+constexpr int kTileM = kBlockRowWarps * kWarpRowTiles;  // 128
+constexpr int kTileN = kBlockColWarps * kWarpColTiles;  // 128
 constexpr int kTileK = 32, kStages = 4, kGroupM = 8;
 constexpr int kThreads = 32 * kBlockRowWarps * kBlockColWarps;
 constexpr int MI = kWarpRowTiles / 16, NI = kWarpColTiles / 8, KS = kTileK / 16;
 static_assert(kWarpRowTiles % 16 == 0 && kWarpColTiles % 16 == 0);  // m16 tiles, n8 pairs
-static_assert(KS >= 2);      // fragment double-buffering alternates within a tile
-static_assert(kStages >= 3);  // the refill of tile kt - 1's stage overlaps tiles kt, kt + 1
+static_assert(KS >= 2);       // the barrier sits before the last k16 step of a tile
+static_assert(kStages >= 2);  // one stage is read while the others load
 template <bool AK>
 using TileA = OperandTile<kTileM, kTileK, AK, /*SWIZZLE=*/true>;
 template <bool BK>
@@ -37,14 +41,14 @@ struct SharedStorage {
 };
 
 template <class T, bool AK, bool BK>
-__global__ void __launch_bounds__(kThreads, 1) rung4_warp_tiled_kernel(const Params p) {
+__global__ void __launch_bounds__(kThreads, 2) rung4_warp_tiled_kernel(const Params p) {
   extern __shared__ __align__(128) unsigned char smem_raw[];
   auto& ss = *reinterpret_cast<SharedStorage<AK, BK>*>(smem_raw);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int warp_m = warp / kBlockColWarps, warp_n = warp % kBlockColWarps;
   const CtaOperands op = cta_operands(p);
-  const TileCoord t = grouped_tile(blockIdx.x, ceil_div(p.m, kTileM), ceil_div(p.n, kTileN),
-                                   kGroupM);
+  const TileCoord t =
+      grouped_tile(blockIdx.x, ceil_div(p.m, kTileM), ceil_div(p.n, kTileN), kGroupM);
   const int64_t m0 = t.m * kTileM, n0 = t.n * kTileN;
   const int64_t k_tiles = p.read_ab ? ceil_div(p.k, kTileK) : 0;
   const auto load_stage = [&](int64_t kt) {
@@ -68,27 +72,29 @@ __global__ void __launch_bounds__(kThreads, 1) rung4_warp_tiled_kernel(const Par
                                       ks * 16, lane);
   };
 
-  // ---- main loop
+  // ---- main loop: all stages are filled up front. In tile kt, step ks loads the fragments of
+  // step ks + 1 (of tile kt + 1 after the last step) before its own 32 mma. The barrier sits
+  // after the last ldmatrix from tile kt's stage (at step KS - 2): past it the stage is
+  // refilled with tile kt + kStages, and tile kt + 1 is complete and visible.
   float acc[MI][NI][4] = {};
-  for (int s = 0; s < kStages - 1; ++s) load_stage(s);
+  for (int s = 0; s < kStages; ++s) load_stage(s);
   if (k_tiles > 0) {
-    ptx::cp_async_wait<kStages - 2>();
+    ptx::cp_async_wait<kStages - 1>();
     __syncthreads();
     load_fragments(0, 0, 0);
   }
   for (int64_t kt = 0; kt < k_tiles; ++kt) {
-    // Refill the stage of tile kt - 1: the barrier of the previous tile's last step came after
-    // every warp's last ldmatrix from it.
-    load_stage(kt + kStages - 1);
     const int s = static_cast<int>(kt % kStages);
 #pragma unroll
     for (int ks = 0; ks < KS; ++ks) {
-      if (ks + 1 < KS) {
+      if (ks + 1 < KS)
         load_fragments((ks + 1) % 2, s, ks + 1);
-      } else {  // first step of the next tile: wait for its stage
+      else
+        load_fragments((ks + 1) % 2, static_cast<int>((kt + 1) % kStages), 0);
+      if (ks == KS - 2) {
         ptx::cp_async_wait<kStages - 2>();
         __syncthreads();
-        load_fragments((ks + 1) % 2, static_cast<int>((kt + 1) % kStages), 0);
+        load_stage(kt + kStages);
       }
 #pragma unroll
       for (int mi = 0; mi < MI; ++mi)

@@ -59,9 +59,7 @@ __device__ __forceinline__ void cp_async_16_zfill(std::uint32_t smem, const void
                "r"(src_bytes));
 }
 
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 
 // Waits until at most N committed groups are still in flight.
 template <int N>
