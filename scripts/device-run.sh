@@ -8,6 +8,10 @@ set -uo pipefail
 root=$(pwd)
 OUT=${OUT:-$root/out}
 mkdir -p "$OUT"
+# The packed build from scripts/device-prepare.sh (carry=["build-device-pack"]).
+if [ -f build-device-pack/pack.tar.xz ]; then
+  tar -xJf build-device-pack/pack.tar.xz
+fi
 export LD_LIBRARY_PATH="$root/build-device/devlibs:${LD_LIBRARY_PATH:-}"
 # CTest files hold the absolute paths of the development machine: make them valid here.
 if [ ! -e /work/main/build-device ]; then
