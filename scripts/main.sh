@@ -9,9 +9,9 @@ bash scripts/build.sh
 mkdir -p results
 ./build/gemmkit kernels
 if nvidia-smi >/dev/null 2>&1; then
-  ./build/gemmkit bench --backend cuda --suite square --baseline cublas --format table \
-    --output results/bench-cuda.json
+  ./build/gemmkit bench --backend cuda --suite square --baseline cublas --format table |
+    tee results/bench-cuda.txt
 else
-  ./build/gemmkit bench --backend cpu --suite cpu --baseline openblas --format table \
-    --output results/bench-cpu.json
+  ./build/gemmkit bench --backend cpu --suite cpu --baseline openblas --format table |
+    tee results/bench-cpu.txt
 fi
