@@ -67,7 +67,7 @@ TEST(CpuGemv, EveryLayoutAndShape) {
 // ---------------------------------------------------------------- split-K
 
 TEST(CpuSplitK, PlannerPicksSplitKForFewTilesAndLongK) {
-  EXPECT_EQ(planned(desc_of(32, 32, 8192, DType::F32)).rfind("cpu.gemm_splitk_", 0), 0u);
+  EXPECT_EQ(planned(desc_of(16, 16, 8192, DType::F32)).rfind("cpu.gemm_splitk_", 0), 0u);
   EXPECT_EQ(planned(desc_of(512, 512, 8192, DType::F32)).find("splitk"), std::string::npos);
   EXPECT_EQ(planned(desc_of(32, 32, 256, DType::F32)).find("splitk"), std::string::npos);
 }
@@ -78,7 +78,7 @@ TEST(CpuSplitK, EverySplitCountIsCorrectAndDeterministic) {
   const cpu::IsaKernels& kern = cpu::portable_kernels();
   for (const cpu::IsaKernels* isa : {&cpu::avx512_kernels(), &cpu::avx2_kernels(), &kern}) {
     if (dispatch::registry().find(std::string("cpu.gemm_splitk_") + cpu::isa_name(isa->isa))
-            ->can_implement(desc_of(32, 32, 8192, DType::F32))
+            ->can_implement(desc_of(16, 16, 8192, DType::F32))
             .code == StatusCode::ArchMismatch)
       continue;
     for (DType t : {DType::F32, DType::F64})
@@ -102,7 +102,7 @@ TEST(CpuSplitK, EverySplitCountIsCorrectAndDeterministic) {
 
 TEST(CpuSplitK, PlannedSplitKPassesTheTestbed) {
   for (int lay : {0, 7, 21}) {
-    const auto v = bench::verify_case(desc_of(19, 40, 4100, DType::F32, lay), 0.7, 1.3, kCpu,
+    const auto v = bench::verify_case(desc_of(19, 15, 4100, DType::F32, lay), 0.7, 1.3, kCpu,
                                       test::test_seed());
     EXPECT_EQ(v.disposition, bench::Disposition::Passed) << v.cmp.first_failure << v.note;
   }
@@ -191,7 +191,7 @@ std::vector<Variant> variants() {
   v.push_back({"packed", 37, 45, 60, [](auto& d, auto& a) { return gemm(d, a, kCpu); }});
   v.push_back({"gemv M=1", 1, 45, 60, [](auto& d, auto& a) { return gemm(d, a, kCpu); }});
   v.push_back({"gemv N=1", 37, 1, 60, [](auto& d, auto& a) { return gemm(d, a, kCpu); }});
-  v.push_back({"split-K", 13, 17, 4096, [](auto& d, auto& a) { return gemm(d, a, kCpu); }});
+  v.push_back({"split-K", 13, 15, 4096, [](auto& d, auto& a) { return gemm(d, a, kCpu); }});
   v.push_back({"portable", 37, 45, 60,
                [](auto& d, auto& a) { return by_kernel("cpu.gemm_portable", d, a); }});
   v.push_back({"batched", 37, 45, 60, [](const GemmDesc& d, const GemmArgs& a) {
