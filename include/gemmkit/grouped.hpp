@@ -16,7 +16,6 @@ struct GemmProblem {
 // with group_count > 0) is InvalidValue naming Arg::GroupCount; a bad problem returns the
 // status of gemm() for it, with "group <i>: " leading its message. On any error no output
 // byte changes. Empty problems (M, N or batch 0) are quick returns; group_count == 0 succeeds.
-Status gemm_grouped(const GemmProblem* problems, std::int64_t group_count,
-                    const Options& opt = {});
+Status gemm_grouped(const GemmProblem* problems, std::int64_t group_count, const Options& opt = {});
 
 }  // namespace gemmkit

@@ -19,7 +19,7 @@ struct LinearDesc {
 //   dX = dY W^T   (M, K)      (skipped when dx == nullptr)
 //   dW = X^T dY   (K, N)      (skipped when dw == nullptr)
 // For Loss = 1/2 sum Y^2, dY = Y. Errors are those of gemm() for the failing product.
-Status linear_backward(const LinearDesc& d, const void* x, const void* w, const void* dy,
-                       void* dx, void* dw, const Options& opt = {});
+Status linear_backward(const LinearDesc& d, const void* x, const void* w, const void* dy, void* dx,
+                       void* dw, const Options& opt = {});
 
 }  // namespace gemmkit

@@ -13,14 +13,29 @@ namespace {
 // One row per ISA. Shares leave room for the A micro-panel and C tile (L1) and for the B
 // micro-panels streaming through (L2).
 constexpr BlockRule kRules[] = {
-    {.isa = Isa::Portable, .l1_share = 0.5, .l2_share = 0.5, .l3_share = 0.25,
-     .kc_min = 64, .kc_max = 256, .nc_max = 2048},
-    {.isa = Isa::Avx2, .l1_share = 0.5, .l2_share = 0.5, .l3_share = 0.25,
-     .kc_min = 128, .kc_max = 384, .nc_max = 4096},
+    {.isa = Isa::Portable,
+     .l1_share = 0.5,
+     .l2_share = 0.5,
+     .l3_share = 0.25,
+     .kc_min = 64,
+     .kc_max = 256,
+     .nc_max = 2048},
+    {.isa = Isa::Avx2,
+     .l1_share = 0.5,
+     .l2_share = 0.5,
+     .l3_share = 0.25,
+     .kc_min = 128,
+     .kc_max = 384,
+     .nc_max = 4096},
     // Zen 5 measurements: a B micro-panel as large as L1 (KC = 384 for 32 floats) beats the
     // half-L1 rule, because fewer K blocks mean fewer passes over C; L2 refills it in time.
-    {.isa = Isa::Avx512, .l1_share = 1.0, .l2_share = 0.5, .l3_share = 0.25,
-     .kc_min = 256, .kc_max = 512, .nc_max = 4096},
+    {.isa = Isa::Avx512,
+     .l1_share = 1.0,
+     .l2_share = 0.5,
+     .l3_share = 0.25,
+     .kc_min = 256,
+     .kc_max = 512,
+     .nc_max = 4096},
 };
 
 std::int64_t round_down(std::int64_t x, std::int64_t m) { return std::max(m, x / m * m); }
@@ -29,9 +44,12 @@ std::int64_t round_down(std::int64_t x, std::int64_t m) { return std::max(m, x /
 
 const char* isa_name(Isa isa) noexcept {
   switch (isa) {
-    case Isa::Portable: return "portable";
-    case Isa::Avx2: return "avx2";
-    case Isa::Avx512: return "avx512";
+    case Isa::Portable:
+      return "portable";
+    case Isa::Avx2:
+      return "avx2";
+    case Isa::Avx512:
+      return "avx512";
   }
   return "?";
 }

@@ -41,10 +41,16 @@ struct VecF64 {
 }  // namespace
 
 constexpr Isa kIsa = Isa::Avx2;
-struct Sgemm : SimdKernel<VecF32, 6, 2> { static constexpr Isa kIsa = Isa::Avx2; };
+struct Sgemm : SimdKernel<VecF32, 6, 2> {
+  static constexpr Isa kIsa = Isa::Avx2;
+};
 using SgemmSmallM = Sgemm;
-struct Dgemm : SimdKernel<VecF64, 6, 2> { static constexpr Isa kIsa = Isa::Avx2; };
-struct Igemm : PortableKernel<std::int32_t, 4, 16> { static constexpr Isa kIsa = Isa::Avx2; };
+struct Dgemm : SimdKernel<VecF64, 6, 2> {
+  static constexpr Isa kIsa = Isa::Avx2;
+};
+struct Igemm : PortableKernel<std::int32_t, 4, 16> {
+  static constexpr Isa kIsa = Isa::Avx2;
+};
 
 }  // namespace GEMMKIT_CPU_ISA
 }  // namespace gemmkit::cpu

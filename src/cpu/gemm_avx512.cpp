@@ -43,10 +43,16 @@ struct VecF64 {
 constexpr Isa kIsa = Isa::Avx512;
 // 8x32 measured ahead of 12x32 on Zen 5 (1024^2, 2048^2 cold: 1.00-1.07x OpenBLAS against
 // 0.90-0.96x) and pads M = 16 to whole tiles.
-struct Sgemm : SimdKernel<VecF32, 8, 2> { static constexpr Isa kIsa = Isa::Avx512; };
+struct Sgemm : SimdKernel<VecF32, 8, 2> {
+  static constexpr Isa kIsa = Isa::Avx512;
+};
 using SgemmSmallM = Sgemm;
-struct Dgemm : SimdKernel<VecF64, 8, 2> { static constexpr Isa kIsa = Isa::Avx512; };
-struct Igemm : PortableKernel<std::int32_t, 4, 32> { static constexpr Isa kIsa = Isa::Avx512; };
+struct Dgemm : SimdKernel<VecF64, 8, 2> {
+  static constexpr Isa kIsa = Isa::Avx512;
+};
+struct Igemm : PortableKernel<std::int32_t, 4, 32> {
+  static constexpr Isa kIsa = Isa::Avx512;
+};
 
 }  // namespace GEMMKIT_CPU_ISA
 }  // namespace gemmkit::cpu

@@ -79,7 +79,8 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
 
 // Picks the orientation of a problem for an MR x NR tile: the one that pads fewer output
 // elements to whole tiles (M = 16 against MR = 12 and NR = 32 wants M on the MR side), and on
-// a near tie (within 15%) the one where D's unit stride runs along N, so full tiles store from registers.
+// a near tie (within 15%) the one where D's unit stride runs along N, so full tiles store from
+// registers.
 template <class T>
 Problem<T> oriented(const Problem<T>& p, int mr, int nr) {
   auto padded = [&](std::int64_t m, std::int64_t n) {
@@ -99,7 +100,8 @@ void scale_only(const Problem<T>& p) {
   for (std::int64_t i = 0; i < p.m; ++i)
     for (std::int64_t j = 0; j < p.n; ++j) {
       Scalar<T> v{0};
-      if (p.beta != Scalar<T>(0)) v = p.beta * static_cast<Scalar<T>>(p.c[i * p.sc.row + j * p.sc.col]);
+      if (p.beta != Scalar<T>(0))
+        v = p.beta * static_cast<Scalar<T>>(p.c[i * p.sc.row + j * p.sc.col]);
       p.d[i * p.sd.row + j * p.sd.col] = finish<T>(v);
     }
 }
@@ -126,8 +128,8 @@ struct Driver {
     std::int64_t n_ic = (p.m + bs.mc - 1) / bs.mc;
     const bool rows_ok = nt > 1 && p.m >= 4 * MR * nt;
     const std::int64_t n_ic_team = std::max<std::int64_t>(n_ic, 2 * nt);
-    const bool split_cols = nt > 1 && panels_n >= 2 * nt &&
-                            (!rows_ok || (nt - 1) * p.m <= (n_ic_team - 1) * p.n);
+    const bool split_cols =
+        nt > 1 && panels_n >= 2 * nt && (!rows_ok || (nt - 1) * p.m <= (n_ic_team - 1) * p.n);
     const bool split_rows = nt > 1 && !split_cols && rows_ok;
     if (split_rows) n_ic = n_ic_team;
     const std::int64_t MC = round_up((p.m + n_ic - 1) / n_ic, MR);
@@ -230,7 +232,7 @@ void gemv(Problem<T> p, int nt) {
   const std::int64_t xs = p.a.s.col;
   const T* b = static_cast<const T*>(p.bt.base);
   const std::int64_t bn = p.bt.s.row, bk = p.bt.s.col;  // B(p, j) = b[j * bn + p * bk]
-  constexpr std::int64_t kChunk = 1024;                  // accumulators that stay in L1
+  constexpr std::int64_t kChunk = 1024;                 // accumulators that stay in L1
   PackWorkspace& ws = thread_workspace();
   T* xbuf = static_cast<T*>(ws.vec.get(sizeof(T) * (p.k + nt * kChunk)));
   for (std::int64_t q = 0; q < p.k; ++q) xbuf[q] = x[q * xs];
@@ -352,9 +354,12 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
     const Problem<T> p = oriented(make_problem<T>(desc, args, l), K::kMR, K::kNR);
     if (!reads_ab) return scale_only(p);
     switch (variant) {
-      case Variant::Gemv: return gemv(p, nt);
-      case Variant::SplitK: return splitk<K>(p, bs, splits, nt);
-      case Variant::Packed: return Driver<K>::run(p, bs, nt);
+      case Variant::Gemv:
+        return gemv(p, nt);
+      case Variant::SplitK:
+        return splitk<K>(p, bs, splits, nt);
+      case Variant::Packed:
+        return Driver<K>::run(p, bs, nt);
     }
   };
   const int nt_all = choose_threads(opt.threads, flops * desc.batch);

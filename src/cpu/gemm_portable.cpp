@@ -7,10 +7,16 @@ namespace gemmkit::cpu {
 inline namespace GEMMKIT_CPU_ISA {
 
 constexpr Isa kIsa = Isa::Portable;
-struct Sgemm : PortableKernel<float, 4, 16> { static constexpr Isa kIsa = Isa::Portable; };
+struct Sgemm : PortableKernel<float, 4, 16> {
+  static constexpr Isa kIsa = Isa::Portable;
+};
 using SgemmSmallM = Sgemm;
-struct Dgemm : PortableKernel<double, 4, 8> { static constexpr Isa kIsa = Isa::Portable; };
-struct Igemm : PortableKernel<std::int32_t, 4, 16> { static constexpr Isa kIsa = Isa::Portable; };
+struct Dgemm : PortableKernel<double, 4, 8> {
+  static constexpr Isa kIsa = Isa::Portable;
+};
+struct Igemm : PortableKernel<std::int32_t, 4, 16> {
+  static constexpr Isa kIsa = Isa::Portable;
+};
 
 }  // namespace GEMMKIT_CPU_ISA
 }  // namespace gemmkit::cpu

@@ -18,10 +18,10 @@ struct TileShape {
 struct IsaKernels {
   Isa isa;
   TileShape sgemm_tile, dgemm_tile, igemm_tile;
-  RunFn sgemm;   // f32 / bf16 / f16 inputs, f32 accumulate and output
-  RunFn dgemm;   // f64
-  RunFn igemm;   // i8 x i8 -> i32, exact
-  RunFn gemv;    // f32 or f64 with M == 1 or N == 1
+  RunFn sgemm;      // f32 / bf16 / f16 inputs, f32 accumulate and output
+  RunFn dgemm;      // f64
+  RunFn igemm;      // i8 x i8 -> i32, exact
+  RunFn gemv;       // f32 or f64 with M == 1 or N == 1
   SplitKFn splitk;  // f32 or f64
 };
 

@@ -16,11 +16,16 @@ namespace gemmkit::cpu {
 template <class T>
 using LadderFn = void (*)(const Gemm<T>& g, int threads);
 
-template <class T> void ladder_naive(const Gemm<T>& g, int threads);
-template <class T> void ladder_blocked(const Gemm<T>& g, int threads);
-template <class T> void ladder_packed(const Gemm<T>& g, int threads);
-template <class T> void ladder_simd(const Gemm<T>& g, int threads);
-template <class T> void ladder_threaded(const Gemm<T>& g, int threads);
+template <class T>
+void ladder_naive(const Gemm<T>& g, int threads);
+template <class T>
+void ladder_blocked(const Gemm<T>& g, int threads);
+template <class T>
+void ladder_packed(const Gemm<T>& g, int threads);
+template <class T>
+void ladder_simd(const Gemm<T>& g, int threads);
+template <class T>
+void ladder_threaded(const Gemm<T>& g, int threads);
 
 // A registry entry for a rung: f32 and f64 problems (all operands of one type);
 // `needs_avx2` rungs answer NotSupported on a CPU without AVX2+FMA.

@@ -27,8 +27,7 @@ dispatch::KernelInfo ladder_kernel(std::string name, std::string config, LadderF
       .role = dispatch::KernelRole::Ladder,
       .config = std::move(config),
       .priority = 0,
-      .can_implement =
-          [needs_avx2](const GemmDesc& d) -> Status {
+      .can_implement = [needs_avx2](const GemmDesc& d) -> Status {
         if (needs_avx2 && !cpu_info().avx2_fma)
           return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::None, "this CPU lacks AVX2+FMA");
         if (!all_dtype(d, DType::F32) && !all_dtype(d, DType::F64))

@@ -10,13 +10,12 @@
 #include "cpu/isa_namespace.hpp"
 #include "cpu/ladder.hpp"
 
-
 namespace gemmkit::cpu::ladder {
 inline namespace GEMMKIT_CPU_ISA {
 
 template <int MR, class T>
-void pack_a(const Gemm<T>& g, std::int64_t i0, std::int64_t mc, std::int64_t p0,
-            std::int64_t kc, T* dst) {
+void pack_a(const Gemm<T>& g, std::int64_t i0, std::int64_t mc, std::int64_t p0, std::int64_t kc,
+            T* dst) {
   for (std::int64_t ir = 0; ir < mc; ir += MR) {
     const std::int64_t mr = std::min<std::int64_t>(MR, mc - ir);
     for (std::int64_t p = 0; p < kc; ++p, dst += MR)
@@ -26,8 +25,8 @@ void pack_a(const Gemm<T>& g, std::int64_t i0, std::int64_t mc, std::int64_t p0,
 }
 
 template <int NR, class T>
-void pack_b(const Gemm<T>& g, std::int64_t p0, std::int64_t kc, std::int64_t j0,
-            std::int64_t nc, T* dst) {
+void pack_b(const Gemm<T>& g, std::int64_t p0, std::int64_t kc, std::int64_t j0, std::int64_t nc,
+            T* dst) {
   for (std::int64_t jr = 0; jr < nc; jr += NR) {
     const std::int64_t nr = std::min<std::int64_t>(NR, nc - jr);
     for (std::int64_t p = 0; p < kc; ++p, dst += NR)
@@ -39,8 +38,8 @@ void pack_b(const Gemm<T>& g, std::int64_t p0, std::int64_t kc, std::int64_t j0,
 // Writes the valid (mr, nr) corner of an (MR, NR) tile at (i0, j0). The first K block applies
 // beta * C; later blocks add into D.
 template <int NR, class T>
-void write_tile(const Gemm<T>& g, const T* tile, std::int64_t i0, std::int64_t j0,
-                std::int64_t mr, std::int64_t nr, bool first_k_block) {
+void write_tile(const Gemm<T>& g, const T* tile, std::int64_t i0, std::int64_t j0, std::int64_t mr,
+                std::int64_t nr, bool first_k_block) {
   for (std::int64_t i = 0; i < mr; ++i)
     for (std::int64_t j = 0; j < nr; ++j) {
       if (first_k_block) {

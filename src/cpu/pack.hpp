@@ -51,7 +51,8 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
     if (rows_contiguous) {
       for (std::int64_t p = 0; p < kc; ++p) {
         T* out = dst + p * R;
-        for (std::int64_t i = 0; i < n; ++i) out[i] = load_converted<T, C>(src, r0 + rp + i, p0 + p);
+        for (std::int64_t i = 0; i < n; ++i)
+          out[i] = load_converted<T, C>(src, r0 + rp + i, p0 + p);
         for (std::int64_t i = n; i < R; ++i) out[i] = T(0);
       }
     } else {

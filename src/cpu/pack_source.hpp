@@ -16,7 +16,7 @@ enum class PackConvert : std::uint8_t {
   Bf16ToF32,  // bf16 bits << 16
   F16ToF32,   // F16C where the file is built with it, else the exact software path
   I8ToI32,
-  Custom,     // compute = custom(ctx, row, col)
+  Custom,  // compute = custom(ctx, row, col)
 };
 
 // An operand as the packer sees it: element (r, p) at base[r * s.row + p * s.col] (in stored

@@ -92,14 +92,15 @@ KernelInfo production(std::string name, std::string config, int priority,
 
 void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
   const std::string isa = cpu::isa_name(k.isa);
-  const std::string s_blocks = cpu::describe(cpu::derive_blocks(k.isa, k.sgemm_tile.mr, k.sgemm_tile.nr, 4));
-  const std::string d_blocks = cpu::describe(cpu::derive_blocks(k.isa, k.dgemm_tile.mr, k.dgemm_tile.nr, 8));
+  const std::string s_blocks =
+      cpu::describe(cpu::derive_blocks(k.isa, k.sgemm_tile.mr, k.sgemm_tile.nr, 4));
+  const std::string d_blocks =
+      cpu::describe(cpu::derive_blocks(k.isa, k.dgemm_tile.mr, k.dgemm_tile.nr, 8));
   if (k.isa == Isa::Portable) {
     // One portable entry for every dtype family: the oracle of the SIMD kernels.
     r.add(production(
         "cpu.gemm_portable",
-        "f32: " + s_blocks + "; f64: " + d_blocks + "; i8->i32 " + tile_name(k.igemm_tile),
-        base,
+        "f32: " + s_blocks + "; f64: " + d_blocks + "; i8->i32 " + tile_name(k.igemm_tile), base,
         [](const GemmDesc& d) -> Status {
           if (sgemm_supports(d) || dgemm_supports(d) || igemm_supports(d)) return {};
           return GEMMKIT_UNSUPPORTED("portable gemm: f32/bf16/f16 -> f32, f64, i8 -> i32");
@@ -130,8 +131,7 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
   const cpu::SplitKFn splitk = k.splitk;
   const cpu::TileShape st = k.sgemm_tile, dt = k.dgemm_tile;
   r.add(production(
-      "cpu.gemm_splitk_" + isa, "deterministic split-K: 2..8 K ranges, fixed-order sum",
-      base + 30,
+      "cpu.gemm_splitk_" + isa, "deterministic split-K: 2..8 K ranges, fixed-order sum", base + 30,
       [st, dt](const GemmDesc& d) -> Status {
         if (Status s = same_float(d); !s) return s;
         const cpu::TileShape t = d.d.dtype == DType::F64 ? dt : st;
@@ -157,10 +157,11 @@ void register_cpu_kernels(Registry& r) {
       .config = "fp64 accumulate, strided loops",
       .priority = 0,
       .can_implement = [](const GemmDesc&) { return Status{}; },
-      .run = [](const GemmDesc& d, const GemmArgs& a, const Options&) {
-        core::reference_gemm(d, a);
-        return Status{};
-      },
+      .run =
+          [](const GemmDesc& d, const GemmArgs& a, const Options&) {
+            core::reference_gemm(d, a);
+            return Status{};
+          },
       .workspace_bytes = {},
   });
   register_ladder(r);

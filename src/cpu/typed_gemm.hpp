@@ -5,8 +5,8 @@
 #include <cstdint>
 
 #include "core/validate.hpp"
-#include "cpu/isa_namespace.hpp"
 #include "core/view.hpp"
+#include "cpu/isa_namespace.hpp"
 #include "gemmkit/gemm.hpp"
 
 namespace gemmkit::cpu {

@@ -19,9 +19,8 @@ struct Rung {
 };
 
 const Rung kRungs[] = {
-    {"cpu.ladder.naive", 1, 1},      {"cpu.ladder.blocked", 32, 64},
-    {"cpu.ladder.packed", 4, 8},     {"cpu.ladder.simd", 6, 16},
-    {"cpu.ladder.threaded", 6, 16},
+    {"cpu.ladder.naive", 1, 1}, {"cpu.ladder.blocked", 32, 64}, {"cpu.ladder.packed", 4, 8},
+    {"cpu.ladder.simd", 6, 16}, {"cpu.ladder.threaded", 6, 16},
 };
 
 std::vector<std::int64_t> edges(std::int64_t tile) {
@@ -89,11 +88,10 @@ TEST_P(LadderGrid, LargeOddShapePasses) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, LadderGrid, ::testing::ValuesIn(kRungs),
-                         [](const auto& info) {
-                           std::string s = info.param.name;
-                           return s.substr(s.rfind('.') + 1);
-                         });
+INSTANTIATE_TEST_SUITE_P(Cpu, LadderGrid, ::testing::ValuesIn(kRungs), [](const auto& info) {
+  std::string s = info.param.name;
+  return s.substr(s.rfind('.') + 1);
+});
 
 }  // namespace
 }  // namespace gemmkit

@@ -43,8 +43,8 @@ TEST_P(LinearBackward, MatchesCentralDifferencesF64) {
   // Forward through gemmkit, then dY = Y.
   const LinearDesc d{.m = m, .k = k, .n = n, .dtype = DType::F64, .layout = Layout::RowMajor};
   const MatrixDesc rm{.dtype = DType::F64, .layout = Layout::RowMajor};
-  const GemmDesc fwd{.m = m, .n = n, .k = k, .a = rm, .b = rm, .c = rm, .d = rm,
-                     .compute = DType::F64};
+  const GemmDesc fwd{
+      .m = m, .n = n, .k = k, .a = rm, .b = rm, .c = rm, .d = rm, .compute = DType::F64};
   const Options opt{.backend = Backend::Cpu, .threads = 2};
   ASSERT_TRUE(gemm(fwd, {x.data(), w.data(), nullptr, y.data(), 1.0, 0.0}, opt));
   ASSERT_TRUE(linear_backward(d, x.data(), w.data(), y.data(), dx.data(), dw.data(), opt));

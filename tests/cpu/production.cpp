@@ -117,8 +117,8 @@ TEST(CpuProduction, LargeShapeCrossesEveryBlock) {
       const GemmDesc d = make_desc(349, 97, 800, t, t, 5);
       const Options opt{.backend = Backend::Cpu, .kernel = kn.name.c_str(), .threads = 2};
       const auto v = bench::verify_case(d, 0.7, 1.3, opt, test::test_seed());
-      EXPECT_EQ(v.disposition, bench::Disposition::Passed) << kn.name << ": "
-                                                           << v.cmp.first_failure << v.note;
+      EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+          << kn.name << ": " << v.cmp.first_failure << v.note;
     }
 }
 
@@ -148,8 +148,8 @@ TEST(CpuProduction, Int8IsExact) {
       const double alpha = i % 2 ? 2.0 : 1.0, beta = i % 3 ? -1.0 : 0.0;
       const Options opt{.backend = Backend::Cpu, .kernel = kn.name.c_str(), .threads = 2};
       const auto v = bench::verify_case(d, alpha, beta, opt, test::test_seed() + i++);
-      EXPECT_EQ(v.disposition, bench::Disposition::Passed) << kn.name << ": "
-                                                           << v.cmp.first_failure << v.note;
+      EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+          << kn.name << ": " << v.cmp.first_failure << v.note;
       EXPECT_EQ(v.cmp.metric, "exact");
     }
   }
@@ -234,8 +234,10 @@ TEST(CpuProduction, PackingHookCustomMatchesCopy) {
     floats[i] = e5m2_to_float(codes[i]);
   }
   cpu::PackSource<float> copy{.base = floats.data(), .s = {1, rows}};
-  cpu::PackSource<float> hook{.base = nullptr, .s = {1, rows},
-                              .convert = cpu::PackConvert::Custom, .custom = decode_e5m2,
+  cpu::PackSource<float> hook{.base = nullptr,
+                              .s = {1, rows},
+                              .convert = cpu::PackConvert::Custom,
+                              .custom = decode_e5m2,
                               .ctx = codes.data()};
   std::vector<float> x(16 * kc, -1.0f), y(16 * kc, -2.0f);
   cpu::pack_panels<8>(copy, 0, rows, 0, kc, x.data());

@@ -49,8 +49,12 @@ TEST(CpuGemv, EveryLayoutAndShape) {
   int i = 0, failures = 0;
   for (const dispatch::KernelInfo* k : dispatch::registry().match("cpu.gemv_*"))
     for (DType t : {DType::F32, DType::F64})
-      for (auto [m, n, kk] : {std::tuple{1, 1, 1}, {1, 1, 300}, {1, 77, 5}, {1, 1100, 33},
-                              {93, 1, 129}, {1, 3, 2050}})
+      for (auto [m, n, kk] : {std::tuple{1, 1, 1},
+                              {1, 1, 300},
+                              {1, 77, 5},
+                              {1, 1100, 33},
+                              {93, 1, 129},
+                              {1, 3, 2050}})
         for (int lay = 0; lay < 32; lay += 3, ++i) {
           const GemmDesc d = desc_of(m, n, kk, t, lay);
           if (!k->can_implement(d)) continue;
@@ -77,7 +81,8 @@ TEST(CpuSplitK, PlannerPicksSplitKForFewTilesAndLongK) {
 TEST(CpuSplitK, EverySplitCountIsCorrectAndDeterministic) {
   const cpu::IsaKernels& kern = cpu::portable_kernels();
   for (const cpu::IsaKernels* isa : {&cpu::avx512_kernels(), &cpu::avx2_kernels(), &kern}) {
-    if (dispatch::registry().find(std::string("cpu.gemm_splitk_") + cpu::isa_name(isa->isa))
+    if (dispatch::registry()
+            .find(std::string("cpu.gemm_splitk_") + cpu::isa_name(isa->isa))
             ->can_implement(desc_of(16, 16, 8192, DType::F32))
             .code == StatusCode::ArchMismatch)
       continue;
@@ -213,8 +218,9 @@ std::vector<Variant> variants() {
                }});
   v.push_back({"grouped", 37, 45, 60, [](const GemmDesc& d, const GemmArgs& a) {
                  std::vector<float> other(4 * 4, 0.0f), oa(16, 1.0f);
-                 GemmProblem ps[2] = {{desc_of(4, 4, 4, DType::F32), {oa.data(), oa.data(), nullptr, other.data()}},
-                                      {d, a}};
+                 GemmProblem ps[2] = {
+                     {desc_of(4, 4, 4, DType::F32), {oa.data(), oa.data(), nullptr, other.data()}},
+                     {d, a}};
                  return gemm_grouped(ps, 2, kCpu);
                }});
   return v;
@@ -269,7 +275,9 @@ TEST(CpuNanInf, EveryVariantFollowsBlasRules) {
       for (std::int64_t j = 0; j < n; ++j) x.b[p + j * k] = 0.0f;
       ASSERT_TRUE(v.run(d, {x.a.data(), x.b.data(), x.c.data(), x.d.data(), 1.0, 0.0}));
       for (std::int64_t j = 0; j < n; ++j) ASSERT_TRUE(std::isnan(x.d[r + j * m])) << j;
-      if (m > 1) ASSERT_TRUE(std::isfinite(x.d[0]));
+      if (m > 1) {
+        ASSERT_TRUE(std::isfinite(x.d[0]));
+      }
     }
   }
 }
