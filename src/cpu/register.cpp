@@ -74,7 +74,8 @@ std::string tile_name(cpu::TileShape t) {
 
 KernelInfo production(std::string name, std::string config, int priority,
                       std::function<Status(const GemmDesc&)> supports, Isa isa,
-                      std::function<Status(const GemmDesc&, const GemmArgs&, const Options&)> run) {
+                      std::function<Status(const GemmDesc&, const GemmArgs&, const Options&)> run,
+                      ledger::Variant variant = ledger::Variant::DataParallel) {
   return KernelInfo{
       .name = std::move(name),
       .backend = Backend::Cpu,
@@ -87,6 +88,7 @@ KernelInfo production(std::string name, std::string config, int priority,
       },
       .run = std::move(run),
       .workspace_bytes = {},
+      .variant = variant,
   };
 }
 
@@ -127,7 +129,7 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
         if (!cpu::is_gemv_shape(d)) return GEMMKIT_UNSUPPORTED("gemv needs M == 1 or N == 1");
         return {};
       },
-      k.isa, k.gemv));
+      k.isa, k.gemv, ledger::Variant::Gemv));
   const cpu::SplitKFn splitk = k.splitk;
   const cpu::TileShape st = k.sgemm_tile, dt = k.dgemm_tile;
   r.add(production(
@@ -141,8 +143,10 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
       },
       k.isa,
       [splitk](const GemmDesc& d, const GemmArgs& a, const Options& o) {
-        return splitk(d, a, o, 0);
-      }));
+        // Options::split_k: the caller's count, else the kernel's own (problem-only) policy.
+        return splitk(d, a, o, o.split_k > 1 ? std::min(o.split_k, 64) : 0);
+      },
+      ledger::Variant::SplitK));
 }
 
 }  // namespace

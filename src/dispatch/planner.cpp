@@ -57,7 +57,7 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
     if (p.kernel->variant == ledger::Variant::SplitK) {
       const ledger::Machine& machine = planning_machine(p.backend);
       p.variant = ledger::choose_variant(d, machine, ledger::default_tile_config(d, machine));
-      p.split_k = opt.split_k > 0 ? opt.split_k : std::max(2, p.variant.split);
+      p.split_k = opt.split_k > 0 ? opt.split_k : 0;  // 0: the kernel's own policy
     }
     if (!p.status) p.kernel = nullptr;
     return p;
@@ -96,9 +96,12 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
       p.kernel = k;
       p.status = {};
       const bool match = k->variant == p.variant.variant;
-      p.split_k = k->variant == ledger::Variant::SplitK
-                      ? (opt.split_k > 0 ? opt.split_k : std::max(2, p.variant.split))
-                      : 1;
+      // A split count the caller gave wins; otherwise the ledger's when it chose split-K, and
+      // 0 (the kernel's own policy) when the kernel serves split-K without the tree asking.
+      p.split_k = k->variant != ledger::Variant::SplitK ? 1
+                  : opt.split_k > 0                       ? opt.split_k
+                  : match                                 ? std::max(2, p.variant.split)
+                                                          : 0;
       p.reasons.push_back(
           "kernel " + k->name + " [" + k->config + "]: " +
           (k->role == KernelRole::Reference
