@@ -30,7 +30,7 @@ struct Rung {
 const Rung kRungs[] = {
     {"cuda.ladder.rung0", 16, 16, 1, 1},    {"cuda.ladder.rung1", 128, 128, 32, 1},
     {"cuda.ladder.rung2", 128, 128, 32, 3}, {"cuda.ladder.rung3", 128, 128, 32, 3},
-    {"cuda.ladder.rung4", 128, 128, 32, 4},
+    {"cuda.ladder.rung4", 128, 128, 64, 3},
 };
 
 constexpr std::int64_t kAlign = 8;  // elements per 16-byte copy
