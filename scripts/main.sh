@@ -12,6 +12,9 @@ if nvidia-smi >/dev/null 2>&1; then
   ./build/gemmkit bench --backend cuda --suite square --baseline cublas --format table |
     tee results/bench-cuda.txt
 else
-  ./build/gemmkit bench --backend cpu --suite cpu --baseline openblas --format table |
+  # OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE (set on some machines) pin OpenBLAS to older kernels;
+  # the baseline must run its own best kernels, so they are unset for this command only.
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
+    ./build/gemmkit bench --backend cpu --suite cpu --baseline openblas --format table |
     tee results/bench-cpu.txt
 fi
