@@ -21,7 +21,7 @@ void add_explain_command(CLI::App& app) {
               .kernel = opts->kernel.empty() ? nullptr : opts->kernel.c_str()};
     dispatch::Plan p;
     p.status = core::validate_desc(d);
-    if (p.status) p = dispatch::make_plan(d, o);
+    if (p.status) p = dispatch::make_plan(d, o, nullptr, /*with_reasons=*/true);
     const ledger::Machine& machine = dispatch::planning_machine(p.backend);
     nlohmann::json j{{"status", to_string(p.status)},
                      {"backend", backend_name(p.backend)},

@@ -16,14 +16,16 @@ struct Plan {
   const KernelInfo* kernel = nullptr;
   ledger::VariantChoice variant;     // what the decision tree asked for
   int split_k = 1;                   // pieces passed to the kernel (Options::split_k)
-  std::vector<std::string> reasons;  // one line per decision, for `gemmkit explain`
+  std::vector<std::string> reasons;  // one line per decision (only when asked: `explain`)
 };
 
 // The machine model the planner reasons with for a backend (no measurement on this path).
 const ledger::Machine& planning_machine(Backend b);
 
 // Expects a validated descriptor with defaulted lds. `args` (may be null) lets Auto look at
-// where the pointers live: device memory -> CUDA, host memory -> CPU.
-Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args = nullptr);
+// where the pointers live: device memory -> CUDA, host memory -> CPU. `with_reasons` fills
+// Plan::reasons; gemm() leaves it off so the hot path formats no strings.
+Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args = nullptr,
+               bool with_reasons = false);
 
 }  // namespace gemmkit::dispatch
