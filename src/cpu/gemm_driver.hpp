@@ -2,7 +2,8 @@
 // (gemm_avx512.cpp, gemm_avx2.cpp, gemm_portable.cpp) with that file's flags:
 //   mainloop   BLIS's five loops: jc (NC) -> pc (KC, pack B) -> ic (MC, pack A) -> jr (NR)
 //              -> ir (MR) -> K::tile
-//   scheduler  the team splits columns, or row blocks from an atomic counter (Driver::run)
+//   scheduler  the team shares each packed B block and splits the rows (BLIS's ic loop), or
+//              splits the columns when there is one row block (Driver::run)
 //   epilogue   in K::tile (registers -> D for full unit-stride tiles, a temporary tile otherwise)
 // Plus the variants that reuse it: a streaming GEMV for M == 1 or N == 1, deterministic
 // split-K for small M * N with long K, and strided batches.
@@ -10,7 +11,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -113,33 +113,42 @@ struct Driver {
 
   static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 
-  // alpha != 0, K > 0. `nt` threads (1: no parallel region). No barrier anywhere: every
-  // thread packs what it uses into its own buffers.
+  // alpha != 0, K > 0. `nt` threads (1: no parallel region).
   //   one thread: jc -> pc (pack the (KC, NC) B block once) -> ic (pack A) -> macro-kernel;
   //     with a single row block, B is streamed one micro-panel at a time through L1 instead;
-  //   a team splits the columns (each thread its share of B; A packed once per thread) or the
-  //     rows (MC blocks from an atomic counter, B streamed per micro-panel, so packed once
-  //     per block), whichever packs fewer extra elements: (nt - 1) M vs (blocks - 1) N per K.
+  //   a team, one row block (M <= MC): the threads split the B micro-panels, each packs the
+  //     small A block itself and streams its own panels (no barrier);
+  //   a team, several row blocks: BLIS's ic split. The team packs each (KC, NC) B block
+  //     together (a share of its micro-panels each) into one of two shared buffers, meets at
+  //     a barrier, then each thread runs its own rows (a balanced share of the MR micro-rows)
+  //     against the whole block, packing only its own A. Every operand element is packed
+  //     once, as on one thread; the second buffer lets the next block be packed while a
+  //     slower thread still reads the last one, so one barrier per block suffices.
+  // Tiles see the same KC blocks and the same kernel whatever the split: bitwise identical
+  // results for every thread count.
   static void run(const Problem<T>& p, const BlockSizes& bs, int nt) {
     PackWorkspace& ws = thread_workspace();
     ws.reserve_threads(nt);
     const std::int64_t KC = std::min(bs.kc, p.k);
     const std::int64_t panels_n = (p.n + NR - 1) / NR;
-    std::int64_t n_ic = (p.m + bs.mc - 1) / bs.mc;
-    const bool rows_ok = nt > 1 && p.m >= 4 * MR * nt;
-    const std::int64_t n_ic_team = std::max<std::int64_t>(n_ic, 2 * nt);
-    const bool split_cols =
-        nt > 1 && panels_n >= 2 * nt && (!rows_ok || (nt - 1) * p.m <= (n_ic_team - 1) * p.n);
-    const bool split_rows = nt > 1 && !split_cols && rows_ok;
-    if (split_rows) n_ic = n_ic_team;
-    const std::int64_t MC = round_up((p.m + n_ic - 1) / n_ic, MR);
-    n_ic = (p.m + MC - 1) / MC;  // rounding MC up to MR may leave fewer blocks
+    const std::int64_t micro_rows = (p.m + MR - 1) / MR;
+    const bool one_block = p.m <= bs.mc;
+    const bool shared_b = nt > 1 && !one_block && micro_rows >= nt;
+    // Rows per thread: all of them, or the largest share of micro-rows under shared_b.
+    const std::int64_t rows_max =
+        shared_b ? std::min(p.m, (micro_rows + nt - 1) / nt * MR) : p.m;
+    const std::int64_t n_ic = (rows_max + bs.mc - 1) / bs.mc;
+    const std::int64_t MC = round_up((rows_max + n_ic - 1) / n_ic, MR);
+    const bool split_cols = nt > 1 && !shared_b && panels_n >= nt;
     const std::int64_t cols = split_cols ? (panels_n + nt - 1) / nt * NR : panels_n * NR;
     const std::int64_t NC = std::min(round_up(bs.nc, NR), cols);
     // Per thread: the A block, then the B block (or one micro-panel) at a 64-byte boundary.
     const std::int64_t b_at = round_up(MC * KC, 64);
-    const std::size_t bytes = sizeof(T) * (b_at + NC * KC);
+    const std::int64_t b_own = shared_b ? 0 : (n_ic == 1 ? NR : NC) * KC;
+    const std::size_t bytes = sizeof(T) * (b_at + b_own);
     for (int t = 0; t < nt; ++t) ws.a[t].get(bytes);
+    const std::int64_t b_shared = round_up(NC * KC, 64);
+    T* shared = shared_b ? static_cast<T*>(ws.b.get(sizeof(T) * 2 * b_shared)) : nullptr;
 
     // Rows [i0, i0 + mc) against B micro-panels [q0, q1), each packed just before its use.
     auto stream_block = [&](int tid, std::int64_t i0, std::int64_t mc, std::int64_t q0,
@@ -177,17 +186,41 @@ struct Driver {
       }
     };
 
+    // The ic split around shared B blocks (inside the parallel region, every thread calls it).
+    auto team_rows = [&](int tid) {
+      const std::int64_t r_lo = std::min(p.m, micro_rows * tid / nt * MR);
+      const std::int64_t r_hi = std::min(p.m, micro_rows * (tid + 1) / nt * MR);
+      T* pa = static_cast<T*>(ws.a[tid].get(bytes));
+      int parity = 0;
+      for (std::int64_t j0 = 0; j0 < p.n; j0 += NC) {
+        const std::int64_t nc = std::min(NC, p.n - j0);
+        const std::int64_t panels = (nc + NR - 1) / NR;
+        const std::int64_t q0 = panels * tid / nt, q1 = panels * (tid + 1) / nt;
+        for (std::int64_t p0 = 0; p0 < p.k; p0 += KC, parity ^= 1) {
+          const std::int64_t kc = std::min(KC, p.k - p0);
+          T* pb = shared + parity * b_shared;  // (KC, NC), micro-panel q at q * NR * kc
+          if (q1 > q0)
+            pack_panels<NR>(p.bt, j0 + q0 * NR, std::min(nc, q1 * NR) - q0 * NR, p0, kc,
+                            pb + q0 * NR * kc);
+#pragma omp barrier
+          for (std::int64_t i0 = r_lo; i0 < r_hi; i0 += MC) {
+            const std::int64_t mc = std::min(MC, r_hi - i0);
+            pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
+            macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
+          }
+        }
+      }
+    };
+
     if (nt == 1) return columns(0, 0, p.n);
-    std::atomic<std::int64_t> next{0};
 #pragma omp parallel num_threads(nt)
     {
       const int tid = omp_get_thread_num();
       const std::int64_t q0 = panels_n * tid / nt, q1 = panels_n * (tid + 1) / nt;
-      if (split_cols) {
+      if (shared_b) {
+        team_rows(tid);
+      } else if (split_cols) {
         if (q1 > q0) columns(tid, q0 * NR, std::min(p.n, q1 * NR));
-      } else if (split_rows) {
-        for (std::int64_t ib = next.fetch_add(1); ib < n_ic; ib = next.fetch_add(1))
-          stream_block(tid, ib * MC, std::min(MC, p.m - ib * MC), 0, panels_n);
       } else {  // few rows and few columns: every row block, a share of the panels
         for (std::int64_t i0 = 0; i0 < p.m; i0 += MC)
           stream_block(tid, i0, std::min(MC, p.m - i0), q0, q1);

@@ -1,0 +1,97 @@
+// The two-thread (and odd-team) work split of the production driver: the team shares each
+// packed B block and splits the rows in MR micro-rows (BLIS's ic loop, one barrier per block
+// with two B buffers), or splits the columns when there is a single row block. Odd sizes leave
+// remainders in every loop; forced small blocks (GEMMKIT_CPU_BLOCKS) make every loop run many
+// times, so the buffer parity, the panel shares and empty row shares all occur. Every result
+// is checked by the testbed and must be bitwise equal to the one-thread result.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bench/testbed.hpp"
+#include "dispatch/registry.hpp"
+#include "support/oracle.hpp"
+
+namespace gemmkit {
+namespace {
+
+std::vector<std::string> kernels(const char* pattern, DType t) {
+  std::vector<std::string> out;
+  for (const dispatch::KernelInfo* k : dispatch::registry().match(pattern)) {
+    GemmDesc probe{.m = 8, .n = 8, .k = 8};
+    probe.a.dtype = probe.b.dtype = probe.c.dtype = probe.d.dtype = probe.compute = t;
+    if (k->can_implement(with_default_lds(probe))) out.push_back(k->name);
+  }
+  return out;
+}
+
+GemmDesc desc_of(std::int64_t m, std::int64_t n, std::int64_t k, DType t, int i) {
+  GemmDesc d{.m = m, .n = n, .k = k};
+  d.trans_a = (i & 1) ? Op::Trans : Op::NoTrans;
+  d.trans_b = (i & 2) ? Op::Trans : Op::NoTrans;
+  d.c.layout = d.d.layout = (i & 4) ? Layout::RowMajor : Layout::ColMajor;
+  d.a.dtype = d.b.dtype = d.c.dtype = d.d.dtype = d.compute = t;
+  d = with_default_lds(d);
+  d.a.ld += i % 3;
+  d.c.ld += i % 2;
+  d.d.ld = d.c.ld;
+  return d;
+}
+
+// Verifies `threads` against the reference and against the one-thread bits; returns failures.
+int check(const std::string& kernel, const GemmDesc& d, int threads, std::uint64_t seed) {
+  const double alpha = 0.7, beta = (d.m + d.n) % 2 ? 1.3 : 0.0;
+  const Options opt{.backend = Backend::Cpu, .kernel = kernel.c_str(), .threads = threads};
+  const bench::VerifyResult v = bench::verify_case(d, alpha, beta, opt, seed);
+  int failures = 0;
+  if (v.disposition != bench::Disposition::Passed) {
+    ADD_FAILURE() << kernel << " " << d.m << "x" << d.n << "x" << d.k << " threads " << threads
+                  << ": " << to_string(v.status) << " " << v.cmp.first_failure << " " << v.note;
+    ++failures;
+  }
+  bench::HostCase one = bench::HostCase::make(d, alpha, beta, seed);
+  bench::HostCase team = one;
+  const Options opt1{.backend = Backend::Cpu, .kernel = kernel.c_str(), .threads = 1};
+  if (!gemm(one.desc, one.args(), opt1) || !gemm(team.desc, team.args(), opt) ||
+      one.d != team.d) {
+    ADD_FAILURE() << kernel << " " << d.m << "x" << d.n << "x" << d.k << " threads " << threads
+                  << ": not bitwise equal to one thread";
+    ++failures;
+  }
+  return failures;
+}
+
+TEST(CpuTeamSplit, OddSquaresAndTallShapes) {
+  const std::uint64_t seed = test::test_seed();
+  int i = 0;
+  for (auto [pattern, t] : {std::pair{"cpu.sgemm_*", DType::F32}, {"cpu.dgemm_*", DType::F64}})
+    for (const std::string& kn : kernels(pattern, t))
+      for (auto [m, n, k] : {std::tuple{1025, 517, 131}, {1023, 345, 389}, {345, 700, 390},
+                             {2049, 40, 300}, {16, 4097, 200}, {700, 64, 1025}}) {
+        EXPECT_EQ(check(kn, desc_of(m, n, k, t, i), 2, seed + i), 0);
+        ++i;
+      }
+}
+
+// Small forced blocks: several NC blocks, many KC blocks (both B buffers), many MC blocks, an
+// uneven micro-row share, and teams of 2 and 3.
+TEST(CpuTeamSplit, ForcedSmallBlocksEveryLoopRepeats) {
+  const std::uint64_t seed = test::test_seed();
+  ASSERT_EQ(setenv("GEMMKIT_CPU_BLOCKS", "48,40,96", 1), 0);
+  int i = 0, failures = 0;
+  for (auto [pattern, t] : {std::pair{"cpu.sgemm_*", DType::F32}, {"cpu.dgemm_*", DType::F64}})
+    for (const std::string& kn : kernels(pattern, t))
+      for (auto [m, n, k] : {std::tuple{203, 517, 300}, {97, 250, 81}, {25, 301, 129}})
+        for (int threads : {2, 3}) {
+          failures += check(kn, desc_of(m, n, k, t, i), threads, seed + i);
+          ++i;
+        }
+  unsetenv("GEMMKIT_CPU_BLOCKS");
+  EXPECT_EQ(failures, 0);
+}
+
+}  // namespace
+}  // namespace gemmkit
