@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/isa_namespace.hpp"
 #include "cpu/pack_source.hpp"
+#include "cpu/pack_transpose.hpp"
 #include "gemmkit/convert.hpp"
 #if defined(__F16C__)
 #include <immintrin.h>
@@ -46,6 +48,11 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
                     std::int64_t kc, T* dst) {
   // Walk the stored operand along its unit stride: rows when s.row == 1, K otherwise.
   const bool rows_contiguous = src.s.row == 1;
+  if constexpr (C == PackConvert::Copy && kHasTransposePack<R, T>) {
+    if (!rows_contiguous && src.s.col == 1)
+      return pack_transpose_panels<R, T>(static_cast<const T*>(src.base) + r0 * src.s.row + p0,
+                                         src.s.row, rows, kc, dst);
+  }
   for (std::int64_t rp = 0; rp < rows; rp += R, dst += R * kc) {
     const std::int64_t n = std::min<std::int64_t>(R, rows - rp);
     if (rows_contiguous) {
