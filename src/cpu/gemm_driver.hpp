@@ -135,8 +135,7 @@ struct Driver {
     const bool one_block = p.m <= bs.mc;
     const bool shared_b = nt > 1 && !one_block && micro_rows >= nt;
     // Rows per thread: all of them, or the largest share of micro-rows under shared_b.
-    const std::int64_t rows_max =
-        shared_b ? std::min(p.m, (micro_rows + nt - 1) / nt * MR) : p.m;
+    const std::int64_t rows_max = shared_b ? std::min(p.m, (micro_rows + nt - 1) / nt * MR) : p.m;
     const std::int64_t n_ic = (rows_max + bs.mc - 1) / bs.mc;
     const std::int64_t MC = round_up((rows_max + n_ic - 1) / n_ic, MR);
     const bool split_cols = nt > 1 && !shared_b && panels_n >= nt;

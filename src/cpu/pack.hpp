@@ -55,7 +55,12 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
   }
   for (std::int64_t rp = 0; rp < rows; rp += R, dst += R * kc) {
     const std::int64_t n = std::min<std::int64_t>(R, rows - rp);
-    if (rows_contiguous) {
+    if (rows_contiguous && C == PackConvert::Copy && n == R) {
+      // A whole panel of a unit-stride source: one fixed-size copy per K step.
+      const T* in = static_cast<const T*>(src.base) + (r0 + rp) + p0 * src.s.col;
+      for (std::int64_t p = 0; p < kc; ++p)
+        std::memcpy(dst + p * R, in + p * src.s.col, sizeof(T) * R);
+    } else if (rows_contiguous) {
       for (std::int64_t p = 0; p < kc; ++p) {
         T* out = dst + p * R;
         for (std::int64_t i = 0; i < n; ++i)

@@ -55,8 +55,7 @@ int check(const std::string& kernel, const GemmDesc& d, int threads, std::uint64
   bench::HostCase one = bench::HostCase::make(d, alpha, beta, seed);
   bench::HostCase team = one;
   const Options opt1{.backend = Backend::Cpu, .kernel = kernel.c_str(), .threads = 1};
-  if (!gemm(one.desc, one.args(), opt1) || !gemm(team.desc, team.args(), opt) ||
-      one.d != team.d) {
+  if (!gemm(one.desc, one.args(), opt1) || !gemm(team.desc, team.args(), opt) || one.d != team.d) {
     ADD_FAILURE() << kernel << " " << d.m << "x" << d.n << "x" << d.k << " threads " << threads
                   << ": not bitwise equal to one thread";
     ++failures;
@@ -69,8 +68,12 @@ TEST(CpuTeamSplit, OddSquaresAndTallShapes) {
   int i = 0;
   for (auto [pattern, t] : {std::pair{"cpu.sgemm_*", DType::F32}, {"cpu.dgemm_*", DType::F64}})
     for (const std::string& kn : kernels(pattern, t))
-      for (auto [m, n, k] : {std::tuple{1025, 517, 131}, {1023, 345, 389}, {345, 700, 390},
-                             {2049, 40, 300}, {16, 4097, 200}, {700, 64, 1025}}) {
+      for (auto [m, n, k] : {std::tuple{1025, 517, 131},
+                             {1023, 345, 389},
+                             {345, 700, 390},
+                             {2049, 40, 300},
+                             {16, 4097, 200},
+                             {700, 64, 1025}}) {
         EXPECT_EQ(check(kn, desc_of(m, n, k, t, i), 2, seed + i), 0);
         ++i;
       }
