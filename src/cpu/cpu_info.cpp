@@ -19,10 +19,12 @@ CpuInfo detect() {
   c.avx512 = c.avx2_fma && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("avx512dq");
+  c.avx512_vnni = c.avx512 && __builtin_cpu_supports("avx512vnni");
   if (const char* cap = std::getenv("GEMMKIT_CPU_ISA")) {
     const std::string_view s(cap);
     if (s == "portable") c.avx2_fma = c.f16c = c.avx512 = false;
     if (s == "avx2") c.avx512 = false;
+    if (s == "portable" || s == "avx2" || s == "avx512") c.avx512_vnni = false;
   }
   // sysconf reports 0 or -1 where the kernel does not know; keep the defaults then.
   if (long v = sysconf(_SC_LEVEL1_DCACHE_SIZE); v > 0) c.l1d_bytes = v;

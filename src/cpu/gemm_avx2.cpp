@@ -51,6 +51,8 @@ struct Dgemm : SimdKernel<VecF64, 6, 2> {
 struct Igemm : PortableKernel<std::int32_t, 4, 16> {
   static constexpr Isa kIsa = Isa::Avx2;
 };
+using IgemmVnni = Igemm;  // no VNNI kernel in this file
+constexpr bool kHasIgemmVnni = false;
 
 }  // namespace GEMMKIT_CPU_ISA
 }  // namespace gemmkit::cpu

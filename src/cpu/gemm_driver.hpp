@@ -111,7 +111,25 @@ struct Driver {
   using T = typename K::T;
   static constexpr int MR = K::kMR, NR = K::kNR;
 
+  // K steps per packed word: 1, or 2 for a kernel that multiplies pairs of K steps at once
+  // (the VNNI int8 kernel: two i16 values of consecutive K in each i32 word).
+  static constexpr int G = [] {
+    if constexpr (requires { K::kKGroup; })
+      return K::kKGroup;
+    else
+      return 1;
+  }();
   static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
+  // Packed words along K of a K block of kc steps: a micro-panel holds kcp * R words.
+  static std::int64_t packed_k(std::int64_t kc) { return (kc + G - 1) / G; }
+  template <int R>
+  static void pack(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, std::int64_t p0,
+                   std::int64_t kc, T* dst) {
+    if constexpr (G == 1)
+      pack_panels<R>(src, r0, rows, p0, kc, dst);
+    else
+      pack_pairs<R>(src, r0, rows, p0, kc, dst);
+  }
 
   // alpha != 0, K > 0. `nt` threads (1: no parallel region).
   //   one thread: jc -> pc (pack the (KC, NC) B block once) -> ic (pack A) -> macro-kernel;
@@ -156,10 +174,10 @@ struct Driver {
       T* panel = pa + b_at;  // (KC, NR), aligned for the kernel's aligned loads
       for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
         const std::int64_t kc = std::min(KC, p.k - p0);
-        pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
+        pack<MR>(p.a, i0, mc, p0, kc, pa);
         for (std::int64_t q = q0; q < q1; ++q) {
           const std::int64_t j0 = q * NR, nc = std::min<std::int64_t>(NR, p.n - j0);
-          pack_panels<NR>(p.bt, j0, nc, p0, kc, panel);
+          pack<NR>(p.bt, j0, nc, p0, kc, panel);
           macro_kernel(p, pa, panel, i0, mc, j0, nc, p0, kc, 0, 1);
         }
       }
@@ -175,10 +193,10 @@ struct Driver {
         const std::int64_t panels = (nc + NR - 1) / NR;
         for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
           const std::int64_t kc = std::min(KC, p.k - p0);
-          pack_panels<NR>(p.bt, j0, nc, p0, kc, pb);
+          pack<NR>(p.bt, j0, nc, p0, kc, pb);
           for (std::int64_t i0 = 0; i0 < p.m; i0 += MC) {
             const std::int64_t mc = std::min(MC, p.m - i0);
-            pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
+            pack<MR>(p.a, i0, mc, p0, kc, pa);
             macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
           }
         }
@@ -197,14 +215,14 @@ struct Driver {
         const std::int64_t q0 = panels * tid / nt, q1 = panels * (tid + 1) / nt;
         for (std::int64_t p0 = 0; p0 < p.k; p0 += KC, parity ^= 1) {
           const std::int64_t kc = std::min(KC, p.k - p0);
-          T* pb = shared + parity * b_shared;  // (KC, NC), micro-panel q at q * NR * kc
+          T* pb = shared + parity * b_shared;  // (KC, NC), micro-panel q at q * NR * kcp
           if (q1 > q0)
-            pack_panels<NR>(p.bt, j0 + q0 * NR, std::min(nc, q1 * NR) - q0 * NR, p0, kc,
-                            pb + q0 * NR * kc);
+            pack<NR>(p.bt, j0 + q0 * NR, std::min(nc, q1 * NR) - q0 * NR, p0, kc,
+                     pb + q0 * NR * packed_k(kc));
 #pragma omp barrier
           for (std::int64_t i0 = r_lo; i0 < r_hi; i0 += MC) {
             const std::int64_t mc = std::min(MC, r_hi - i0);
-            pack_panels<MR>(p.a, i0, mc, p0, kc, pa);
+            pack<MR>(p.a, i0, mc, p0, kc, pa);
             macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
           }
         }
@@ -232,6 +250,7 @@ struct Driver {
                            std::int64_t mc, std::int64_t j0, std::int64_t nc, std::int64_t p0,
                            std::int64_t kc, std::int64_t q0, std::int64_t q1) {
     const bool first = p0 == 0;
+    const std::int64_t kcp = packed_k(kc);
     Epi<T> e;
     e.sd = p.sd;
     e.sc = first ? p.sc : p.sd;
@@ -248,7 +267,7 @@ struct Driver {
         e.d = p.d + i * p.sd.row + j * p.sd.col;
         e.c = first ? (e.read_c ? p.c + i * p.sc.row + j * p.sc.col : nullptr) : e.d;
         e.fast = unit && e.mr == MR && e.nr == NR;
-        K::tile(kc, pa + ir * kc, pb + jr * kc, e);
+        K::tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
       }
     }
   }

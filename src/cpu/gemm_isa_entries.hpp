@@ -1,6 +1,6 @@
 // The entry points of one ISA file, written once: included by gemm_avx512.cpp,
 // gemm_avx2.cpp and gemm_portable.cpp after they define the kernel types Sgemm, SgemmSmallM,
-// Dgemm, Igemm and the constant kIsa. Defines `kIsaKernels`.
+// Dgemm, Igemm, IgemmVnni and the constants kIsa, kHasIgemmVnni. Defines `kIsaKernels`.
 #pragma once
 #include "cpu/gemm_driver.hpp"
 #include "cpu/kernels.hpp"
@@ -25,7 +25,10 @@ inline Status dgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o
   return {};
 }
 inline Status igemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
-  run_batches<Igemm>(d, a, o, Variant::Packed);
+  if (kHasIgemmVnni && cpu_info().avx512_vnni)
+    run_batches<IgemmVnni>(d, a, o, Variant::Packed);
+  else
+    run_batches<Igemm>(d, a, o, Variant::Packed);
   return {};
 }
 inline Status gemv_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {

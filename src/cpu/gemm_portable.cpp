@@ -17,6 +17,8 @@ struct Dgemm : PortableKernel<double, 4, 8> {
 struct Igemm : PortableKernel<std::int32_t, 4, 16> {
   static constexpr Isa kIsa = Isa::Portable;
 };
+using IgemmVnni = Igemm;  // no VNNI kernel in this file
+constexpr bool kHasIgemmVnni = false;
 
 }  // namespace GEMMKIT_CPU_ISA
 }  // namespace gemmkit::cpu

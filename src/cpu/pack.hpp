@@ -104,3 +104,46 @@ void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, s
 
 }  // namespace GEMMKIT_CPU_ISA
 }  // namespace gemmkit::cpu
+
+namespace gemmkit::cpu {
+inline namespace GEMMKIT_CPU_ISA {
+
+// The pack of kernels that multiply two K steps at once (vpdpwssd: i16 x i16 pairs summed into
+// i32): (rows, KC) -> ceil(rows / R) panels of (ceil(KC / 2), R) 32-bit words, word (s, i)
+// holding element (i, 2s) in its low and (i, 2s + 1) in its high 16 bits, as i16. Rows past
+// the edge and the K step past an odd KC are zero. The values must fit i16 (i8 sources do).
+template <int R>
+void pack_pairs(const PackSource<std::int32_t>& src, std::int64_t r0, std::int64_t rows,
+                std::int64_t p0, std::int64_t kc, std::int32_t* dst) {
+  auto as = [&]<PackConvert C>() {
+    const std::int64_t kw = (kc + 1) / 2;
+    for (std::int64_t rp = 0; rp < rows; rp += R, dst += R * kw) {
+      const std::int64_t n = std::min<std::int64_t>(R, rows - rp);
+      for (std::int64_t s = 0; s < kw; ++s) {
+        const std::int64_t p = p0 + 2 * s;
+        const bool odd_tail = 2 * s + 1 == kc;
+        for (std::int64_t i = 0; i < R; ++i) {
+          std::uint32_t lo = 0, hi = 0;
+          if (i < n) {
+            lo = std::uint16_t(std::int16_t(load_converted<std::int32_t, C>(src, r0 + rp + i, p)));
+            if (!odd_tail)
+              hi = std::uint16_t(
+                  std::int16_t(load_converted<std::int32_t, C>(src, r0 + rp + i, p + 1)));
+          }
+          dst[s * R + i] = std::int32_t(lo | hi << 16);
+        }
+      }
+    }
+  };
+  switch (src.convert) {
+    case PackConvert::I8ToI32:
+      return as.template operator()<PackConvert::I8ToI32>();
+    case PackConvert::Copy:
+      return as.template operator()<PackConvert::Copy>();
+    default:
+      return as.template operator()<PackConvert::Custom>();
+  }
+}
+
+}  // namespace GEMMKIT_CPU_ISA
+}  // namespace gemmkit::cpu
