@@ -43,10 +43,12 @@ const CpuInfo& cpu_info() {
 
 int choose_threads(int opt_threads, double flops) {
   int nt = opt_threads > 0 ? opt_threads : omp_get_max_threads();
-  // About 30 MFLOP per thread before another thread pays for its wake-up: measured on the
-  // 2-vCPU VM, 128^3 and 256^3 sgemm ran slower on 2 threads than on 1 (OMP_WAIT_POLICY=passive
-  // puts the team to sleep between calls).
-  const double per_thread = 3e7;
+  // About 6 MFLOP per thread before another thread pays for its wake-up (OMP_WAIT_POLICY=passive
+  // puts the team to sleep between calls). Measured on the 2-vCPU VM with OpenBLAS's spinning
+  // workers out of the way (OPENBLAS_THREAD_TIMEOUT=4), sgemm on 2 threads against 1: 128^3
+  // (4.2 MFLOP) 89 vs 115 GFLOP/s, 192^3 (14 MFLOP) 147 vs 121, 256^3 195 vs 134. (The earlier
+  // 30 MFLOP came from runs where an OpenBLAS worker still spun on the second vCPU.)
+  const double per_thread = 6e6;
   const int by_work = static_cast<int>(std::max(1.0, flops / per_thread));
   return std::max(1, std::min(nt, by_work));
 }
