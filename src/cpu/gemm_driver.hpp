@@ -429,8 +429,15 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
         return Driver<K>::run(p, bs, nt);
     }
   };
-  const int nt_all = choose_threads(opt.threads, flops * desc.batch);
-  const int nt_one = choose_threads(opt.threads, flops);
+  // The team splits assume they get every thread they ask for. Inside an OpenMP region whose
+  // nested regions would get one thread, or with dynamic teams, other threads' shares would be
+  // left undone: stay on one thread there, and never ask past the thread limit.
+  const bool can_fork = omp_get_active_level() < omp_get_max_active_levels() && !omp_get_dynamic();
+  auto threads_for = [&](double work) {
+    return can_fork ? std::min(choose_threads(opt.threads, work), omp_get_thread_limit()) : 1;
+  };
+  const int nt_all = threads_for(flops * desc.batch);
+  const int nt_one = threads_for(flops);
   if (desc.batch > 1 && nt_all > 1 && nt_one == 1) {
 #pragma omp parallel for num_threads(nt_all) schedule(dynamic)
     for (std::int64_t l = 0; l < desc.batch; ++l) one(l, 1);

@@ -4,8 +4,10 @@
 // remainders in every loop; forced small blocks (GEMMKIT_CPU_BLOCKS) make every loop run many
 // times, so the buffer parity, the panel shares and empty row shares all occur. Every result
 // is checked by the testbed and must be bitwise equal to the one-thread result.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 #include <tuple>
@@ -94,6 +96,48 @@ TEST(CpuTeamSplit, ForcedSmallBlocksEveryLoopRepeats) {
         }
   unsetenv("GEMMKIT_CPU_BLOCKS");
   EXPECT_EQ(failures, 0);
+}
+
+// gemm(threads = 2) called from every thread of an outer OpenMP parallel region: nested regions
+// get one thread by default, so a team split that trusts its requested size leaves the other
+// share of D unwritten. The region is opened through libgomp's entry point (what
+// `#pragma omp parallel` compiles to; these tests are built without -fopenmp), found at run time
+// in the libgomp that libgemmkit loads.
+struct OuterRegion {
+  GemmDesc desc;
+  const float *a, *b;
+  const std::vector<float>* expected;
+  std::atomic<int> mismatches{0}, calls{0};
+};
+
+void outer_body(void* data) {
+  auto* r = static_cast<OuterRegion*>(data);
+  std::vector<float> d(r->desc.m * r->desc.n, -1.0f);
+  const Options opt{.backend = Backend::Cpu, .threads = 2};
+  if (!gemm(r->desc, GemmArgs{.a = r->a, .b = r->b, .d = d.data()}, opt)) r->mismatches += 1;
+  int bad = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) bad += d[i] != (*r->expected)[i];
+  r->mismatches += bad;
+  r->calls += 1;
+}
+
+TEST(CpuTeamSplit, InsideAnOuterOpenMPRegion) {
+  using GompParallel = void (*)(void (*)(void*), void*, unsigned, unsigned);
+  const auto gomp_parallel = reinterpret_cast<GompParallel>(dlsym(RTLD_DEFAULT, "GOMP_parallel"));
+  if (gomp_parallel == nullptr) GTEST_SKIP() << "libgomp's GOMP_parallel not found";
+  const std::int64_t m = 1025, n = 300, k = 200;
+  std::vector<float> a(m * k), b(k * n), expected(m * n);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = float(i % 13) - 6.0f;
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = float(i % 7) - 3.0f;
+  OuterRegion r{.desc = with_default_lds(GemmDesc{.m = m, .n = n, .k = k}),
+                .a = a.data(),
+                .b = b.data(),
+                .expected = &expected};
+  ASSERT_TRUE(gemm(r.desc, GemmArgs{.a = a.data(), .b = b.data(), .d = expected.data()},
+                   {.backend = Backend::Cpu, .threads = 1}));
+  gomp_parallel(outer_body, &r, 2, 0);
+  EXPECT_EQ(r.calls.load(), 2);
+  EXPECT_EQ(r.mismatches.load(), 0);
 }
 
 }  // namespace
