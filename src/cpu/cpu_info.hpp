@@ -8,7 +8,7 @@ namespace gemmkit::cpu {
 struct CpuInfo {
   bool avx2_fma = false;  // AVX2 + FMA3
   bool f16c = false;
-  bool avx512 = false;  // AVX-512 F, BW, VL, DQ (what *_avx512.cpp files are built with)
+  bool avx512 = false;       // AVX-512 F, BW, VL, DQ (what *_avx512.cpp files are built with)
   bool avx512_vnni = false;  // and VNNI (vpdpwssd: the int8 kernel, reached by a target attribute)
   std::int64_t l1d_bytes = 32 << 10;
   std::int64_t l2_bytes = 1 << 20;
