@@ -53,7 +53,7 @@ void register_cuda_kernels(Registry& r) {
                       cuda_ladder::run_rung3));
   r.add(ladder_kernel("cuda.ladder.rung4",
                       "BM=128,BN=128,BK=64,STAGES=3,THREADS=128,WARPS=2x2,WARP=64x64,"
-                      "MMA=m16n8k16,COPY=cp.async,SWIZZLE=xor16B,RASTER=group8,FRAGMENTS=double",
+                      "MMA=m16n8k16,COPY=tma,SWIZZLE=xor16B,RASTER=group8,FRAGMENTS=double",
                       cuda_ladder::run_rung4));
 }
 

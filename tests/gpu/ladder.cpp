@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/device_mem.hpp"
 #include "bench/testbed.hpp"
 #include "core/view.hpp"
 #include "dispatch/registry.hpp"
@@ -243,6 +244,45 @@ TEST_P(Ladder, LeadingDimensionsAndBatches) {
            .beta = 1.0};
     expect_passes(r.kernel, c, ++seed);
   }
+}
+
+// Operands that start 1..15 elements past an allocation's (256-byte) start, one at a time
+// and all at once (RELIABILITY item 7): unaligned bases must take the kernels' per-element
+// or zero-filling paths and never fault or read past an operand.
+TEST_P(Ladder, PointerOffsets) {
+  const Rung& r = GetParam();
+  std::uint64_t seed = 700;
+  const Options opt{.backend = Backend::Cuda, .kernel = r.kernel};
+  for (std::int64_t off : {1, 3, 8, 15})
+    for (int which = 0; which < 5; ++which) {  // A, B, C, D, all four
+      const Case c{.m = 200, .n = 136, .k = 72, .lc = Layout::ColMajor, .beta = 0.5};
+      bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, ++seed);
+      const std::vector<std::uint8_t> d_before = hc.d;
+      std::vector<std::uint8_t> d_out = hc.d;
+      std::vector<std::uint8_t>* host[4] = {&hc.a, &hc.b, &hc.c, &d_out};
+      void* dev[4] = {};
+      void* at[4] = {};
+      std::string err;
+      bool ok = true;
+      for (int i = 0; i < 4 && ok; ++i) {
+        const std::int64_t bytes = (which == i || which == 4) ? off * 2 : 0;  // 16-bit types
+        ok = bench::device_alloc(&dev[i], host[i]->size() + 32, &err);
+        at[i] = static_cast<std::uint8_t*>(dev[i]) + bytes;
+        ok = ok && bench::copy_to_device(at[i], host[i]->data(), host[i]->size(), &err);
+      }
+      ASSERT_TRUE(ok) << err;
+      const Status st = gemm(hc.desc, GemmArgs{at[0], at[1], at[2], at[3], c.alpha, c.beta}, opt);
+      ok = bench::device_synchronize(&err) &&
+           bench::copy_to_host(d_out.data(), at[3], d_out.size(), &err);
+      for (void* p : dev) bench::device_free(p);
+      ASSERT_TRUE(ok) << err;
+      ASSERT_TRUE(st.ok()) << r.kernel << " offset " << off << " operand " << which << ": "
+                           << st.message;
+      const bench::Compare cmp = bench::compare_to_reference(hc, d_out, d_before);
+      EXPECT_TRUE(cmp.passed) << r.kernel << " offset " << off << " operand " << which
+                              << " (0 A, 1 B, 2 C, 3 D, 4 all) " << describe(c, seed) << ": "
+                              << cmp.first_failure;
+    }
 }
 
 // What the ladder does not take, it refuses before launching anything.

@@ -292,12 +292,83 @@ __device__ __forceinline__ void store_pair(const Params& p, int64_t l, int64_t r
   store_element(p, l, row, col + 1, y);
 }
 
+// Element pairs of an output type: (x, y) as one 8- or 4-byte value and back.
+template <class OutT>
+struct OutPair;
+template <>
+struct OutPair<float> {
+  using V = float2;
+  __device__ static V pack(float x, float y) { return make_float2(x, y); }
+  __device__ static float2 unpack(V v) { return v; }
+};
+template <>
+struct OutPair<__half> {
+  using V = __half2;
+  __device__ static V pack(float x, float y) { return __floats2half2_rn(x, y); }
+  __device__ static float2 unpack(V v) { return __half22float2(v); }
+};
+template <>
+struct OutPair<__nv_bfloat16> {
+  using V = __nv_bfloat162;
+  __device__ static V pack(float x, float y) { return __floats2bfloat162_rn(x, y); }
+  __device__ static float2 unpack(V v) { return __bfloat1622float2(v); }
+};
+
+// True when every element pair (row, 2j) of `o` is one aligned pair-sized access.
+__device__ __forceinline__ bool pairs_aligned(const OutputView& o) {
+  const int esize = o.type == OutType::F32 ? 4 : 2;
+  return o.s_col == 1 && o.s_row % 2 == 0 && o.batch_stride % 2 == 0 &&
+         reinterpret_cast<std::uintptr_t>(o.ptr) % (2 * esize) == 0;
+}
+
+// The common case of store_accumulators: the warp's tile inside M x N, D (and C when read,
+// of D's type) with contiguous rows and aligned pairs. Row pointers are computed once per
+// row and the output type once per warp: no bounds checks, no per-element address math.
+template <class OutT, int MI, int NI>
+__device__ __forceinline__ void store_tile_pairs(const Params& p, int64_t l,
+                                                 const float (&acc)[MI][NI][4], int64_t row0,
+                                                 int64_t col0, int lane) {
+  using P = OutPair<OutT>;
+  const int g = lane / 4, t = lane % 4;
+  OutT* const d = static_cast<OutT*>(p.d.ptr) + l * p.d.batch_stride + col0 + 2 * t;
+  const OutT* const c = static_cast<const OutT*>(p.c.ptr) + l * p.c.batch_stride + col0 + 2 * t;
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int64_t row = row0 + mi * 16 + g + h * 8;
+      auto* dr = reinterpret_cast<typename P::V*>(d + row * p.d.s_row);
+      const auto* cr = reinterpret_cast<const typename P::V*>(c + row * p.c.s_row);
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) {
+        float x = p.alpha * acc[mi][ni][2 * h], y = p.alpha * acc[mi][ni][2 * h + 1];
+        if (p.read_c) {
+          const float2 cv = P::unpack(cr[ni * 4]);
+          x += p.beta * cv.x;
+          y += p.beta * cv.y;
+        }
+        dr[ni * 4] = P::pack(x, y);
+      }
+    }
+}
+
 // Stores a warp's accumulators whose top-left output is (row0, col0): mma tile (mi, ni)
 // holds rows g and g + 8, columns 2t and 2t + 1 of its 16 x 8 block (g = lane/4, t = lane%4).
 template <int MI, int NI>
 __device__ __forceinline__ void store_accumulators(const Params& p, int64_t l,
                                                    const float (&acc)[MI][NI][4], int64_t row0,
                                                    int64_t col0, int lane) {
+  if (row0 + 16 * MI <= p.m && col0 + 8 * NI <= p.n && pairs_aligned(p.d) &&
+      (!p.read_c || (p.c.type == p.d.type && pairs_aligned(p.c)))) {
+    switch (p.d.type) {
+      case OutType::F32:
+        return store_tile_pairs<float>(p, l, acc, row0, col0, lane);
+      case OutType::F16:
+        return store_tile_pairs<__half>(p, l, acc, row0, col0, lane);
+      default:
+        return store_tile_pairs<__nv_bfloat16>(p, l, acc, row0, col0, lane);
+    }
+  }
   const int g = lane / 4, t = lane % 4;
 #pragma unroll
   for (int mi = 0; mi < MI; ++mi)
