@@ -110,9 +110,16 @@ int run_compare(const BenchOptions& o) {
 // libgomp's default (active) waiting, the idle pool spins through the other's call. Measured on
 // the 2-core VM: gemmkit 256^3 took 44 ms next to OpenBLAS instead of 0.26 ms. libgomp reads
 // OMP_WAIT_POLICY only at start-up, so the command re-executes itself once with
-// OMP_WAIT_POLICY=passive unless the user chose a policy. Returns only if it did not re-exec.
+// OMP_WAIT_POLICY=passive unless the user chose a policy. OpenBLAS's own workers do the same
+// to gemmkit: after each call they spin for about 0.1 s on the other core (1025^3 on two
+// threads: 6.4 ms alone, 12.0 ms right after a cblas_sgemm), unless OPENBLAS_THREAD_TIMEOUT is
+// small; OpenBLAS reads it when it is loaded, so it is set for the re-executed command too
+// (4: the shortest spin; OpenBLAS's own times do not change: 1025^3 6.70 vs 6.76 ms).
+// Returns only if it did not re-exec.
 void reexec_with_passive_openmp() {
-  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GEMMKIT_BENCH_REEXEC")) return;
+  if ((std::getenv("OMP_WAIT_POLICY") && std::getenv("OPENBLAS_THREAD_TIMEOUT")) ||
+      std::getenv("GEMMKIT_BENCH_REEXEC"))
+    return;
   std::ifstream f("/proc/self/cmdline", std::ios::binary);
   std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   std::vector<std::string> args;
@@ -126,12 +133,15 @@ void reexec_with_passive_openmp() {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  setenv("OMP_WAIT_POLICY", "passive", 1);
+  setenv("OMP_WAIT_POLICY", "passive", 0);  // 0: a policy the user chose stays
+  setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
   setenv("GEMMKIT_BENCH_REEXEC", "1", 1);
   std::fflush(nullptr);
   execv("/proc/self/exe", argv.data());
-  std::fprintf(stderr, "gemmkit bench: could not re-execute with OMP_WAIT_POLICY=passive; "
-                       "CPU ratios against OpenBLAS may be skewed by spinning threads\n");
+  std::fprintf(stderr,
+               "gemmkit bench: could not re-execute with OMP_WAIT_POLICY=passive and "
+               "OPENBLAS_THREAD_TIMEOUT=4; CPU ratios against OpenBLAS may be skewed by "
+               "spinning threads\n");
 }
 
 int run_bench(const BenchOptions& o, CLI::App* cmd) {

@@ -435,6 +435,7 @@ nlohmann::json Harness::context() const {
               {"OMP_WAIT_POLICY", env_or_empty("OMP_WAIT_POLICY")},
               {"OMP_PROC_BIND", env_or_empty("OMP_PROC_BIND")},
               {"OPENBLAS_NUM_THREADS", env_or_empty("OPENBLAS_NUM_THREADS")},
+              {"OPENBLAS_THREAD_TIMEOUT", env_or_empty("OPENBLAS_THREAD_TIMEOUT")},
               {"GEMMKIT_LLC_BYTES", env_or_empty("GEMMKIT_LLC_BYTES")}};
   if (s_.backend == Backend::Cuda && device_.ok) {
     c["device"] = {{"name", device_.name},
