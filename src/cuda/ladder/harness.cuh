@@ -402,26 +402,35 @@ KernelFn pick_kernel(const Problem& pr) {
     return R::template kernel<T, false, false>();
 }
 
-template <class R, class T>
-Status launch_typed(const Problem& pr, cudaStream_t stream) {
-  KernelFn k = pick_kernel<R, T>(pr);
-  cudaError_t e = cudaSuccess;
-  if (R::kSmemBytes > 48 * 1024)
-    e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, R::kSmemBytes);
-  const int64_t tiles = ceil_div(pr.params.m, R::BLK_M) * ceil_div(pr.params.n, R::BLK_N);
+// Calls `launch(grid, params)` once per 65535 batch entries over the (blk_m, blk_n) output
+// tiles, after `e` (the caller's set-up) succeeded; reports the first launch error.
+template <class F>
+Status launch_tiles(const Problem& pr, int blk_m, int blk_n, cudaError_t e, F&& launch) {
+  const int64_t tiles = ceil_div(pr.params.m, blk_m) * ceil_div(pr.params.n, blk_n);
   if (tiles > 0x7fffffff) return GEMMKIT_UNSUPPORTED("more output tiles than a 1-D grid holds");
   Params p = pr.params;
   for (int64_t b0 = 0; b0 < pr.batch && e == cudaSuccess; b0 += 65535) {
     p.batch_begin = b0;
-    const dim3 grid(static_cast<unsigned>(tiles),
-                    static_cast<unsigned>(pr.batch - b0 < 65535 ? pr.batch - b0 : 65535));
-    k<<<grid, R::kThreads, R::kSmemBytes, stream>>>(p);
+    launch(dim3(static_cast<unsigned>(tiles),
+                static_cast<unsigned>(pr.batch - b0 < 65535 ? pr.batch - b0 : 65535)),
+           p);
     e = cudaGetLastError();
   }
   if (e != cudaSuccess)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
                          std::string("ladder launch: ") + cudaGetErrorString(e));
   return {};
+}
+
+template <class R, class T>
+Status launch_typed(const Problem& pr, cudaStream_t stream) {
+  KernelFn k = pick_kernel<R, T>(pr);
+  cudaError_t e = cudaSuccess;
+  if (R::kSmemBytes > 48 * 1024)
+    e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, R::kSmemBytes);
+  return launch_tiles(pr, R::BLK_M, R::BLK_N, e, [&](dim3 grid, const Params& p) {
+    k<<<grid, R::kThreads, R::kSmemBytes, stream>>>(p);
+  });
 }
 
 template <class R>

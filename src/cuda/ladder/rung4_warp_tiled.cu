@@ -419,21 +419,11 @@ Status launch_rung4(const Problem& pr, cudaStream_t stream) {
   TmaMaps maps{};
   const bool tma = pr.params.read_ab && make_maps(pr, maps);
   const Rung4Fn k = tma ? pick<T, true>(pr) : pick<T, false>(pr);
-  cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
-  const int64_t tiles = ceil_div(pr.params.m, kTileM) * ceil_div(pr.params.n, kTileN);
-  if (tiles > 0x7fffffff) return GEMMKIT_UNSUPPORTED("more output tiles than a 1-D grid holds");
-  Params p = pr.params;
-  for (int64_t b0 = 0; b0 < pr.batch && e == cudaSuccess; b0 += 65535) {
-    p.batch_begin = b0;
-    const dim3 grid(static_cast<unsigned>(tiles),
-                    static_cast<unsigned>(pr.batch - b0 < 65535 ? pr.batch - b0 : 65535));
+  const cudaError_t e =
+      cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  return launch_tiles(pr, kTileM, kTileN, e, [&](dim3 grid, const Params& p) {
     k<<<grid, kThreads, kSmemBytes, stream>>>(p, maps);
-    e = cudaGetLastError();
-  }
-  if (e != cudaSuccess)
-    return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
-                         std::string("ladder launch: ") + cudaGetErrorString(e));
-  return {};
+  });
 }
 
 }  // namespace
