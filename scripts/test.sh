@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs the whole test suite. GPU tests exit 77 without a GPU
-# and CTest reports them as skipped.
+# and CTest reports them as skipped. Then the CPU path once more under ASan and UBSan
+# (RELIABILITY item 11): a second build without CUDA, its unit, cpu and stress tests, all but
+# the exhaustive netlib grid (10 minutes under ASan; the seeded sweep, the ladder, production,
+# variants and team-split tests run every CPU kernel there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
-cd build
-ctest --output-on-failure -j"$(nproc)" --timeout 1500
+(cd build && ctest --output-on-failure -j"$(nproc)" --timeout 1500)
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_CUDA=OFF \
+  -DGEMMKIT_SANITIZE=ON
+cmake --build build-asan -j"$(nproc)"
+cd build-asan
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --output-on-failure -j"$(nproc)" --timeout 1500 -L 'unit|cpu|stress' -E cpu_netlib_grid

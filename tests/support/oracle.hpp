@@ -13,6 +13,12 @@ using dgemm_fn = void (*)(const char* transa, const char* transb, const int* m, 
                           const double* b, const int* ldb, const double* beta, double* c,
                           const int* ldc, std::size_t, std::size_t);
 dgemm_fn netlib_dgemm();
+// True in ASan builds, where netlib cannot be loaded privately (ASan refuses RTLD_DEEPBIND).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
 std::string netlib_path();
 
 // Seed for random tests: GEMMKIT_TEST_SEED if set, else a fixed default; printed once.
