@@ -82,14 +82,7 @@ GemmDesc ProblemOptions::desc() const {
              .d = {td, lc, ldc, 0},
              .batch = batch,
              .compute = tcomp};
-  if (batch > 1) {  // packed batches: each stride is one matrix's footprint
-    const GemmDesc p = with_default_lds(d);
-    d.a.batch_stride = core::footprint(p.a.layout, stored_extent_a(p), p.a.ld);
-    d.b.batch_stride = core::footprint(p.b.layout, stored_extent_b(p), p.b.ld);
-    d.c.batch_stride = core::footprint(p.c.layout, stored_extent_cd(p), p.c.ld);
-    d.d.batch_stride = core::footprint(p.d.layout, stored_extent_cd(p), p.d.ld);
-  }
-  return d;
+  return core::with_packed_batch_strides(d);  // packed batches
 }
 
 }  // namespace gemmkit::cli

@@ -40,5 +40,15 @@ ProblemView make_view(const GemmDesc& d) noexcept {
   };
 }
 
+GemmDesc with_packed_batch_strides(GemmDesc d) noexcept {
+  if (d.batch <= 1) return d;
+  const GemmDesc p = with_default_lds(d);
+  d.a.batch_stride = footprint(p.a.layout, stored_extent_a(p), p.a.ld);
+  d.b.batch_stride = footprint(p.b.layout, stored_extent_b(p), p.b.ld);
+  d.c.batch_stride = footprint(p.c.layout, stored_extent_cd(p), p.c.ld);
+  d.d.batch_stride = footprint(p.d.layout, stored_extent_cd(p), p.d.ld);
+  return d;
+}
+
 }  // namespace core
 }  // namespace gemmkit

@@ -38,4 +38,8 @@ constexpr std::int64_t footprint(Layout l, Extent e, std::int64_t ld) noexcept {
 // Requires lds already defaulted (with_default_lds).
 ProblemView make_view(const GemmDesc& d) noexcept;
 
+// `d` with packed batches when d.batch > 1: each operand's batch stride is one matrix's
+// footprint (lds defaulted for the computation, left as given in the result).
+GemmDesc with_packed_batch_strides(GemmDesc d) noexcept;
+
 }  // namespace gemmkit::core

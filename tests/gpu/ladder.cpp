@@ -59,14 +59,7 @@ GemmDesc make_desc(const Case& c) {
              .d = {c.d, c.lc, c.ldc, 0},
              .batch = c.batch,
              .compute = DType::F32};
-  if (c.batch > 1) {  // packed batches
-    const GemmDesc p = with_default_lds(d);
-    d.a.batch_stride = core::footprint(p.a.layout, stored_extent_a(p), p.a.ld);
-    d.b.batch_stride = core::footprint(p.b.layout, stored_extent_b(p), p.b.ld);
-    d.c.batch_stride = core::footprint(p.c.layout, stored_extent_cd(p), p.c.ld);
-    d.d.batch_stride = core::footprint(p.d.layout, stored_extent_cd(p), p.d.ld);
-  }
-  return d;
+  return core::with_packed_batch_strides(d);  // packed batches
 }
 
 std::string describe(const Case& c, std::uint64_t seed) {
