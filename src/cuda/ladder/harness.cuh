@@ -18,8 +18,10 @@
 #include <type_traits>
 
 #include "core/status.hpp"
+#include "cuda/epilogue.cuh"
 #include "cuda/ladder/ladder.hpp"
 #include "cuda/ptx/sm80_mma.cuh"
+#include "sched/tile_scheduler.hpp"
 
 namespace gemmkit::cuda_ladder {
 
@@ -27,7 +29,7 @@ using std::int64_t;
 using std::uint16_t;
 using std::uint32_t;
 
-__host__ __device__ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using sched::ceil_div;
 
 // ---------------------------------------------------------------------------------------------
 // CTA placement
@@ -43,14 +45,15 @@ __device__ __forceinline__ TileCoord linear_tile(int64_t bid, int64_t tiles_n) {
 
 // Grouped order (Triton's "super-grouping", the seed's T.use_swizzle(panel_size)): CTAs walk
 // down a panel of `group` tile rows before moving right, so the CTAs resident at one time
-// share a few rows of A and columns of B in L2.
+// share a few rows of A and columns of B in L2. The order is the tile scheduler's.
 __device__ __forceinline__ TileCoord grouped_tile(int64_t bid, int64_t tiles_m, int64_t tiles_n,
                                                   int group) {
-  const int64_t per_panel = group * tiles_n;
-  const int64_t first_m = (bid / per_panel) * group;
-  const int64_t rows = min(tiles_m - first_m, static_cast<int64_t>(group));
-  const int64_t r = bid % per_panel;
-  return {first_m + r % rows, r / rows};
+  sched::Params sp;
+  sp.tiles_m = tiles_m;
+  sp.tiles_n = tiles_n;
+  sp.group = group;
+  const sched::Work w = sched::tile_at(sp, bid);
+  return {w.tile_m, w.tile_n};
 }
 
 // This CTA's batch entry and its operand pointers (raw 16-bit elements).
@@ -218,167 +221,10 @@ __device__ __forceinline__ void tile_mma(typename WT::Acc& acc, const uint16_t* 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Epilogue
+// Epilogue: src/cuda/epilogue.cuh (shared with the production kernels).
 
-__device__ __forceinline__ float load_out(OutType t, const void* p, int64_t idx) {
-  switch (t) {
-    case OutType::F32:
-      return static_cast<const float*>(p)[idx];
-    case OutType::F16:
-      return __half2float(static_cast<const __half*>(p)[idx]);
-    default:
-      return __bfloat162float(static_cast<const __nv_bfloat16*>(p)[idx]);
-  }
-}
-
-__device__ __forceinline__ void store_out(OutType t, void* p, int64_t idx, float v) {
-  switch (t) {
-    case OutType::F32:
-      static_cast<float*>(p)[idx] = v;
-      break;
-    case OutType::F16:
-      static_cast<__half*>(p)[idx] = __float2half_rn(v);
-      break;
-    default:
-      static_cast<__nv_bfloat16*>(p)[idx] = __float2bfloat16_rn(v);
-      break;
-  }
-}
-
-// alpha * acc + beta * C(row, col), reading C only when beta != 0.
-__device__ __forceinline__ float epilogue_value(const Params& p, int64_t l, int64_t row,
-                                                int64_t col, float acc) {
-  float v = p.alpha * acc;
-  if (p.read_c) {
-    const int64_t idx = l * p.c.batch_stride + row * p.c.s_row + col * p.c.s_col;
-    v += p.beta * load_out(p.c.type, p.c.ptr, idx);
-  }
-  return v;
-}
-
-// One output element, predicated on the bounds.
-__device__ __forceinline__ void store_element(const Params& p, int64_t l, int64_t row, int64_t col,
-                                              float acc) {
-  if (row >= p.m || col >= p.n) return;
-  const int64_t idx = l * p.d.batch_stride + row * p.d.s_row + col * p.d.s_col;
-  store_out(p.d.type, p.d.ptr, idx, epilogue_value(p, l, row, col, acc));
-}
-
-// Elements (row, col) and (row, col + 1): one paired store when D's rows are contiguous and
-// the pair is aligned, else two predicated element stores.
-__device__ __forceinline__ void store_pair(const Params& p, int64_t l, int64_t row, int64_t col,
-                                           float x, float y) {
-  if (row >= p.m) return;
-  const int64_t idx = l * p.d.batch_stride + row * p.d.s_row + col * p.d.s_col;
-  const int esize = p.d.type == OutType::F32 ? 4 : 2;
-  const auto addr = reinterpret_cast<std::uintptr_t>(p.d.ptr) + idx * esize;
-  if (col + 1 < p.n && p.d.s_col == 1 && addr % (2 * esize) == 0) {
-    const float v0 = epilogue_value(p, l, row, col, x);
-    const float v1 = epilogue_value(p, l, row, col + 1, y);
-    switch (p.d.type) {
-      case OutType::F32:
-        *reinterpret_cast<float2*>(addr) = make_float2(v0, v1);
-        break;
-      case OutType::F16:
-        *reinterpret_cast<__half2*>(addr) = __floats2half2_rn(v0, v1);
-        break;
-      default:
-        *reinterpret_cast<__nv_bfloat162*>(addr) = __floats2bfloat162_rn(v0, v1);
-        break;
-    }
-    return;
-  }
-  store_element(p, l, row, col, x);
-  store_element(p, l, row, col + 1, y);
-}
-
-// Element pairs of an output type: (x, y) as one 8- or 4-byte value and back.
-template <class OutT>
-struct OutPair;
-template <>
-struct OutPair<float> {
-  using V = float2;
-  __device__ static V pack(float x, float y) { return make_float2(x, y); }
-  __device__ static float2 unpack(V v) { return v; }
-};
-template <>
-struct OutPair<__half> {
-  using V = __half2;
-  __device__ static V pack(float x, float y) { return __floats2half2_rn(x, y); }
-  __device__ static float2 unpack(V v) { return __half22float2(v); }
-};
-template <>
-struct OutPair<__nv_bfloat16> {
-  using V = __nv_bfloat162;
-  __device__ static V pack(float x, float y) { return __floats2bfloat162_rn(x, y); }
-  __device__ static float2 unpack(V v) { return __bfloat1622float2(v); }
-};
-
-// True when every element pair (row, 2j) of `o` is one aligned pair-sized access.
-__device__ __forceinline__ bool pairs_aligned(const OutputView& o) {
-  const int esize = o.type == OutType::F32 ? 4 : 2;
-  return o.s_col == 1 && o.s_row % 2 == 0 && o.batch_stride % 2 == 0 &&
-         reinterpret_cast<std::uintptr_t>(o.ptr) % (2 * esize) == 0;
-}
-
-// The common case of store_accumulators: the warp's tile inside M x N, D (and C when read,
-// of D's type) with contiguous rows and aligned pairs. Row pointers are computed once per
-// row and the output type once per warp: no bounds checks, no per-element address math.
-template <class OutT, int MI, int NI>
-__device__ __forceinline__ void store_tile_pairs(const Params& p, int64_t l,
-                                                 const float (&acc)[MI][NI][4], int64_t row0,
-                                                 int64_t col0, int lane) {
-  using P = OutPair<OutT>;
-  const int g = lane / 4, t = lane % 4;
-  OutT* const d = static_cast<OutT*>(p.d.ptr) + l * p.d.batch_stride + col0 + 2 * t;
-  const OutT* const c = static_cast<const OutT*>(p.c.ptr) + l * p.c.batch_stride + col0 + 2 * t;
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int64_t row = row0 + mi * 16 + g + h * 8;
-      auto* dr = reinterpret_cast<typename P::V*>(d + row * p.d.s_row);
-      const auto* cr = reinterpret_cast<const typename P::V*>(c + row * p.c.s_row);
-#pragma unroll
-      for (int ni = 0; ni < NI; ++ni) {
-        float x = p.alpha * acc[mi][ni][2 * h], y = p.alpha * acc[mi][ni][2 * h + 1];
-        if (p.read_c) {
-          const float2 cv = P::unpack(cr[ni * 4]);
-          x += p.beta * cv.x;
-          y += p.beta * cv.y;
-        }
-        dr[ni * 4] = P::pack(x, y);
-      }
-    }
-}
-
-// Stores a warp's accumulators whose top-left output is (row0, col0): mma tile (mi, ni)
-// holds rows g and g + 8, columns 2t and 2t + 1 of its 16 x 8 block (g = lane/4, t = lane%4).
-template <int MI, int NI>
-__device__ __forceinline__ void store_accumulators(const Params& p, int64_t l,
-                                                   const float (&acc)[MI][NI][4], int64_t row0,
-                                                   int64_t col0, int lane) {
-  if (row0 + 16 * MI <= p.m && col0 + 8 * NI <= p.n && pairs_aligned(p.d) &&
-      (!p.read_c || (p.c.type == p.d.type && pairs_aligned(p.c)))) {
-    switch (p.d.type) {
-      case OutType::F32:
-        return store_tile_pairs<float>(p, l, acc, row0, col0, lane);
-      case OutType::F16:
-        return store_tile_pairs<__half>(p, l, acc, row0, col0, lane);
-      default:
-        return store_tile_pairs<__nv_bfloat16>(p, l, acc, row0, col0, lane);
-    }
-  }
-  const int g = lane / 4, t = lane % 4;
-#pragma unroll
-  for (int mi = 0; mi < MI; ++mi)
-#pragma unroll
-    for (int ni = 0; ni < NI; ++ni)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        store_pair(p, l, row0 + mi * 16 + g + h * 8, col0 + ni * 8 + 2 * t, acc[mi][ni][2 * h],
-                   acc[mi][ni][2 * h + 1]);
-}
+using gpu::store_accumulators;
+using gpu::store_element;
 
 // ---------------------------------------------------------------------------------------------
 // Launch. A rung R provides BLK_M, BLK_N, kThreads, kSmemBytes, kUsesArrangement and

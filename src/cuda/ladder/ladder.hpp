@@ -1,62 +1,26 @@
-// The CUDA ladder (rungs 0-4 of the seed chapter's section 2) as seen from the host: one
-// problem description shared by every rung, built once from a validated GemmDesc, and one
+// The CUDA ladder (rungs 0-4 of the seed chapter's section 2) as seen from the host: the
+// canonical problem of src/cuda/problem.hpp, shared with the production kernels, and one
 // entry point per rung. Each rung lives in its own file, rungN_*.cu, holding only its kernel.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
+#include "cuda/problem.hpp"
 #include "gemmkit/gemm.hpp"
 
 namespace gemmkit::cuda_ladder {
 
-// Element type of C and D (inputs are bf16 or fp16, chosen by a template parameter).
-enum class OutType : int { F32, F16, BF16 };
+using gpu::InType;
+using gpu::OperandView;
+using gpu::OutputView;
+using gpu::OutType;
+using gpu::Params;
+using gpu::Problem;
+using gpu::make_problem;
 
-// An input operand of the canonical problem as an (outer, k) matrix: outer is M for A and N
-// for B. Element (o, p) of batch l lives at ptr + l * batch_stride + o * s_outer + p * s_k.
-struct OperandView {
-  const void* ptr = nullptr;
-  std::int64_t s_outer = 0, s_k = 0, batch_stride = 0;
-  bool vec16 = false;  // 16-byte cp.async is legal on fully in-bounds 8-element chunks
-};
-
-// C or D as an (M, N) matrix of the canonical problem.
-struct OutputView {
-  void* ptr = nullptr;  // const for C
-  std::int64_t s_row = 0, s_col = 0, batch_stride = 0;
-  OutType type = OutType::F32;
-};
-
-// Everything a ladder kernel reads, passed by value. The canonical problem is the caller's,
-// or its transpose (D^T = op(B)^T op(A)^T) when D is column-major, so that D's rows are
-// contiguous and the epilogue can store element pairs.
-struct Params {
-  std::int64_t m = 0, n = 0, k = 0;
-  OperandView a, b;  // a: (m, k); b: (n, k)
-  OutputView c, d;
-  float alpha = 1.f, beta = 0.f;
-  bool read_ab = true;           // alpha != 0 and k > 0: otherwise A and B are never touched
-  bool read_c = false;           // beta != 0: otherwise C is never touched
-  std::int64_t batch_begin = 0;  // batch of blockIdx.y == 0 in this launch
-};
-
-enum class InType { BF16, F16 };
-
-struct Problem {
-  Params params;
-  std::int64_t batch = 1;
-  InType in = InType::BF16;
-  bool a_kmajor = true;  // s_k == 1 for A: tiles of A are stored (BLK_M, BLK_K) in smem
-  bool b_kmajor = true;  // s_k == 1 for B: tiles of B are stored (BLK_N, BLK_K) in smem
-};
-
-// NotSupported unless A, B are both bf16 or both fp16, C and D are f32/f16/bf16 and the
-// accumulator is f32. Every layout, transpose, leading dimension and alignment is accepted.
-Status can_implement(const GemmDesc& d);
-
-// Builds the canonical problem from a validated descriptor with defaulted lds.
-Problem make_problem(const GemmDesc& d, const GemmArgs& args);
+// NotSupported unless A, B are both bf16 or both fp16, C and D f32/f16/bf16, f32 accumulation.
+inline Status can_implement(const GemmDesc& d) { return gpu::check_16bit_problem(d); }
 
 // One entry per rung: launches on `stream` and reports launch errors (not sticky ones).
 Status run_rung0(const Problem& p, cudaStream_t stream);

@@ -1,12 +1,12 @@
-// Host side of the ladder harness: which problems the rungs take, and the canonical problem
-// every rung runs (host code; a .cu file only because src/cuda globs *.cu).
+// Which problems the 16-bit CUDA kernels take, and the canonical problem they run (host code;
+// a .cu file only because src/cuda globs *.cu).
 #include <cstdint>
 
 #include "core/status.hpp"
 #include "core/view.hpp"
-#include "cuda/ladder/ladder.hpp"
+#include "cuda/problem.hpp"
 
-namespace gemmkit::cuda_ladder {
+namespace gemmkit::gpu {
 
 namespace {
 
@@ -34,14 +34,14 @@ OperandView operand(const void* ptr, std::int64_t s_outer, std::int64_t s_k,
 
 }  // namespace
 
-Status can_implement(const GemmDesc& d) {
+Status check_16bit_problem(const GemmDesc& d) {
   const bool half_in = (d.a.dtype == DType::BF16 || d.a.dtype == DType::F16);
   if (!half_in || d.b.dtype != d.a.dtype)
-    return GEMMKIT_UNSUPPORTED("the CUDA ladder takes A and B both bf16 or both fp16");
+    return GEMMKIT_UNSUPPORTED("the CUDA kernels take A and B both bf16 or both fp16");
   if (!is_out_type(d.c.dtype) || !is_out_type(d.d.dtype))
-    return GEMMKIT_UNSUPPORTED("the CUDA ladder writes f32, f16 or bf16 (C and D)");
+    return GEMMKIT_UNSUPPORTED("the CUDA kernels write f32, f16 or bf16 (C and D)");
   if (d.compute != DType::F32)
-    return GEMMKIT_UNSUPPORTED("the CUDA ladder accumulates in f32 (mma.sync)");
+    return GEMMKIT_UNSUPPORTED("the CUDA kernels accumulate in f32 (mma.sync)");
   return {};
 }
 
@@ -76,4 +76,4 @@ Problem make_problem(const GemmDesc& d, const GemmArgs& args) {
   return pr;
 }
 
-}  // namespace gemmkit::cuda_ladder
+}  // namespace gemmkit::gpu
