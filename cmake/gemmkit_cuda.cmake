@@ -31,8 +31,10 @@ endif()
 
 function(gemmkit_setup_cuda_target tgt)
   target_compile_definitions(${tgt} PUBLIC $<BUILD_INTERFACE:GEMMKIT_HAVE_CUDA=1>)
+  # ptxas warnings fail the build: spills, and C7510 (wgmma serialized across a function
+  # boundary, 10-25x slower).
   target_compile_options(${tgt} PRIVATE
-    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xptxas=-warn-spills -lineinfo>)
+    $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -Xptxas=-warn-spills,-Werror -lineinfo>)
   set_target_properties(${tgt} PROPERTIES CUDA_RUNTIME_LIBRARY Static
     CUDA_ARCHITECTURES "${GEMMKIT_CUDA_ARCHS}")
   target_link_libraries(${tgt} PRIVATE CUDA::cudart_static)

@@ -6,22 +6,25 @@
 # is over the 64 MiB a device call carries. Then: device run with carry=["build-device-pack"]
 # and the command
 #   bash scripts/device-run.sh [tests] [bench ARGS...] [exec CMD...]
+# GEMMKIT_DEVICE_BUILD names another build tree (with CUDA) to pack instead, e.g. build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=${TARGETS:-}
-cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_CUDA=ON >/dev/null
+b=${GEMMKIT_DEVICE_BUILD:-build-device}
+cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_CUDA=ON >/dev/null
 if [ -n "$targets" ]; then
-  cmake --build build-device -j2 --target $targets
+  cmake --build "$b" -j2 --target $targets
 else
-  cmake --build build-device -j2
+  cmake --build "$b" -j2
 fi
-mkdir -p build-device/devlibs
-for lib in $(ldd build-device/gemmkit | awk '/openblas|gfortran|quadmath|gomp/ {print $3}'); do
-  cp -L "$lib" build-device/devlibs/
+mkdir -p "$b/devlibs"
+for lib in $(ldd "$b/gemmkit" | awk '/openblas|gfortran|quadmath|gomp/ {print $3}'); do
+  cp -L "$lib" "$b/devlibs/"
 done
-rm -rf build-device/consumer-install build-device/consumer-build
+rm -rf "$b/consumer-install" "$b/consumer-build"
 mkdir -p build-device-pack
-tar -C . -cJf build-device-pack/pack.tar.xz build-device/gemmkit build-device/libgemmkit.so* \
-  build-device/devlibs build-device/CTestTestfile.cmake build-device/tests/CTestTestfile.cmake \
-  $(ls build-device/tests/gpu_* 2>/dev/null | grep -v '\.' || true)
+echo "$b" > build-device-pack/build-dir
+tar -C . -cJf build-device-pack/pack.tar.xz "$b/gemmkit" "$b"/libgemmkit.so* \
+  "$b/devlibs" "$b/CTestTestfile.cmake" "$b/tests/CTestTestfile.cmake" \
+  $(ls "$b"/tests/gpu_* 2>/dev/null | grep -v '\.' || true)
 du -sh build-device-pack/pack.tar.xz | cut -f1

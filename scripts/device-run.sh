@@ -12,9 +12,10 @@ mkdir -p "$OUT"
 if [ -f build-device-pack/pack.tar.xz ]; then
   tar -xJf build-device-pack/pack.tar.xz
 fi
-export LD_LIBRARY_PATH="$root/build-device/devlibs:${LD_LIBRARY_PATH:-}"
+b=$(cat build-device-pack/build-dir 2>/dev/null || echo build-device)
+export LD_LIBRARY_PATH="$root/$b/devlibs:${LD_LIBRARY_PATH:-}"
 # CTest files hold the absolute paths of the development machine: make them valid here.
-if [ ! -e /work/main/build-device ]; then
+if [ ! -e "/work/main/$b" ]; then
   mkdir -p /work && rm -rf /work/main && ln -s "$root" /work/main
 fi
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
@@ -23,14 +24,14 @@ while [ $# -gt 0 ]; do
   case "$1" in
     tests)
       shift
-      (cd build-device && ctest -L gpu --output-on-failure 2>&1 | tee "$OUT/ctest-gpu.log") || rc=1
+      (cd "$b" && ctest -L gpu --output-on-failure 2>&1 | tee "$OUT/ctest-gpu.log") || rc=1
       ;;
     bench)
       shift
       args=()
       while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
       [ $# -gt 0 ] && shift
-      ./build-device/gemmkit bench "${args[@]}" 2>&1 | tee -a "$OUT/bench.log" || rc=1
+      "./$b/gemmkit" bench "${args[@]}" 2>&1 | tee -a "$OUT/bench.log" || rc=1
       ;;
     exec)
       shift

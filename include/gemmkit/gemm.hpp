@@ -66,8 +66,12 @@ GemmDesc with_default_lds(GemmDesc d) noexcept;
 // of the chosen backend implements it. Launches nothing, touches no memory.
 Status can_implement(const GemmDesc& desc, const Options& opt = {});
 
-// Bytes of workspace the planned kernel needs (0 for most).
+// Bytes of workspace the planned kernel needs (0 for most). Without the call's pointers the
+// operands' base pointers are taken to be 16-byte aligned; the second form is exact. A CUDA
+// call given no workspace takes it from gemmkit's own device pool (one buffer per device and
+// stream, grown outside CUDA-graph capture; under capture pass Options::workspace).
 std::size_t workspace_size(const GemmDesc& desc, const Options& opt = {});
+std::size_t workspace_size(const GemmDesc& desc, const GemmArgs& args, const Options& opt = {});
 
 // Run the GEMM. Argument errors return InvalidValue naming the argument and change nothing.
 Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt = {});

@@ -3,6 +3,7 @@
 
 #include "core/status.hpp"
 #include "cuda/ladder/ladder.hpp"
+#include "cuda/sm90/sm90.hpp"
 #include "dispatch/registry.hpp"
 
 namespace gemmkit::dispatch {
@@ -31,6 +32,32 @@ KernelInfo ladder_kernel(std::string name, std::string config, LadderRun run) {
   };
 }
 
+// One CTA tile configuration of the sm90 TMA + wgmma warp-specialized kernel family.
+KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
+  const std::string tile = "128x" + std::to_string(cfg.blk_n) + "x64";
+  const int stages = sm90::stages_for(cfg.blk_n);
+  const std::string cluster = cfg.cluster > 1 ? "_c" + std::to_string(cfg.cluster) : "";
+  return KernelInfo{
+      .name = "cuda.sm90_gemm_tma_ws_" + tile + "_s" + std::to_string(stages) + cluster,
+      .backend = Backend::Cuda,
+      .role = KernelRole::Production,
+      .config = "BM=128,BN=" + std::to_string(cfg.blk_n) + ",BK=64,STAGES=" +
+                std::to_string(stages) +
+                ",THREADS=384,WARPGROUPS=1+2,MMA=wgmma.m64n" + std::to_string(cfg.blk_n) +
+                "k16,COPY=tma,SWIZZLE=128B,RASTER=group8,SCHEDULE=persistent,CLUSTER=" +
+                std::to_string(cfg.cluster) + "x1" + (cfg.cluster > 1 ? ",MULTICAST=B" : ""),
+      .priority = priority,
+      .can_implement = [](const GemmDesc& d) { return sm90::can_implement(d); },
+      .run = [cfg](const GemmDesc& d, const GemmArgs& a, const Options& o) {
+        return sm90::run(cfg, d, a, o);
+      },
+      .workspace_bytes = [](const GemmDesc& d, const GemmArgs* a) {
+        return sm90::workspace_bytes(d, a);
+      },
+      .pooled_workspace = true,
+  };
+}
+
 }  // namespace
 
 // Config strings are the ledger's KEY=VALUE tile vocabulary (BM, BN, BK, STAGES, THREADS; the
@@ -55,6 +82,10 @@ void register_cuda_kernels(Registry& r) {
                       "BM=128,BN=128,BK=64,STAGES=3,THREADS=128,WARPS=2x2,WARP=64x64,"
                       "MMA=m16n8k16,COPY=tma,SWIZZLE=xor16B,RASTER=group8,FRAGMENTS=double",
                       cuda_ladder::run_rung4));
+  r.add(sm90_kernel({.blk_n = 256, .cluster = 2}, 25));  // slower than no cluster so far
+  r.add(sm90_kernel({.blk_n = 256}, 30));
+  r.add(sm90_kernel({.blk_n = 192}, 20));
+  r.add(sm90_kernel({.blk_n = 128}, 10));
 }
 
 }  // namespace gemmkit::dispatch

@@ -13,12 +13,24 @@ Status can_implement(const GemmDesc& desc, const Options& opt) {
   return dispatch::make_plan(d, opt).status;
 }
 
-std::size_t workspace_size(const GemmDesc& desc, const Options& opt) {
+namespace {
+
+std::size_t planned_workspace(const GemmDesc& desc, const GemmArgs* args, const Options& opt) {
   const GemmDesc d = with_default_lds(desc);
   if (!core::validate_desc(d)) return 0;
-  const dispatch::Plan p = dispatch::make_plan(d, opt);
+  const dispatch::Plan p = dispatch::make_plan(d, opt, args);
   if (!p.status || !p.kernel->workspace_bytes) return 0;
-  return p.kernel->workspace_bytes(d);
+  return p.kernel->workspace_bytes(d, args);
+}
+
+}  // namespace
+
+std::size_t workspace_size(const GemmDesc& desc, const Options& opt) {
+  return planned_workspace(desc, nullptr, opt);
+}
+
+std::size_t workspace_size(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
+  return planned_workspace(desc, &args, opt);
 }
 
 Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
@@ -32,8 +44,11 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
     const dispatch::Plan p = dispatch::make_plan(d, opt, &args);
     if (!p.status) return p.status;
     if (p.kernel->workspace_bytes) {
-      const std::size_t need = p.kernel->workspace_bytes(d);
-      if (need > 0 && (opt.workspace == nullptr || opt.workspace_bytes < need))
+      // A workspace the caller gives must be large enough; without one, kernels that can
+      // take gemmkit's device pool do, the others fail.
+      const std::size_t need = p.kernel->workspace_bytes(d, &args);
+      if (need > 0 && (opt.workspace == nullptr ? !p.kernel->pooled_workspace
+                                                : opt.workspace_bytes < need))
         return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,
                              "kernel " + p.kernel->name + " needs " + std::to_string(need) +
                                  " bytes of workspace, " + std::to_string(opt.workspace_bytes) +

@@ -25,7 +25,12 @@ struct KernelInfo {
   // the caller. alpha == 0 and K == 0 may still reach the kernel: it must honour BLAS
   // semantics (never read C when beta == 0, never read A/B when alpha == 0).
   std::function<Status(const GemmDesc&, const GemmArgs&, const Options&)> run;
-  std::function<std::size_t(const GemmDesc&)> workspace_bytes;  // may be empty: 0
+  // Workspace the call needs; args may be null (then base pointers are taken as 16-byte
+  // aligned). May be empty: 0.
+  std::function<std::size_t(const GemmDesc&, const GemmArgs*)> workspace_bytes;
+  // When the caller gives no workspace, the kernel takes it from gemmkit's device pool
+  // (src/cuda/workspace_pool.hpp) instead of failing.
+  bool pooled_workspace = false;
   // Which branch of the ledger's decision tree this kernel serves; the planner prefers kernels
   // of the variant the tree chose, and passes the split count in Options::split_k.
   ledger::Variant variant = ledger::Variant::DataParallel;

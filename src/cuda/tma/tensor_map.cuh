@@ -68,6 +68,22 @@ __device__ __forceinline__ void load_box(void* dst, const CUtensorMap& map, int 
                                     bar);
   }
 }
+
+// load_box, written to the same shared-memory offset of every CTA of the cluster in `mask`,
+// completing on the mbarrier at `bar`'s offset in each of them.
+__device__ __forceinline__ void load_box_multicast(void* dst, const CUtensorMap& map, int c0,
+                                                   int c1, int l, bool batched, std::uint64_t* bar,
+                                                   std::uint16_t mask) {
+  if (batched) {
+    const std::int32_t c[3] = {c0, c1, l};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, &map, c,
+                                    bar, mask);
+  } else {
+    const std::int32_t c[2] = {c0, c1};
+    cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, &map, c,
+                                    bar, mask);
+  }
+}
 #endif
 
 }  // namespace gemmkit::tma

@@ -1,20 +1,25 @@
-// The CUDA ladder (rungs 0-4) on the device, each rung through the one testbed (verify_case:
-// seeded operands with guard bands, fp64 reference, gauge bound, padding and inputs unchanged).
-//   - the tile-edge grid of RELIABILITY item 6 at each rung's own tile;
+// Every CUDA kernel (the ladder's rungs 0-4 and the sm90 production kernels) on the device,
+// each through the one testbed (verify_case: seeded operands with guard bands, fp64
+// reference, gauge bound, padding and inputs unchanged).
+//   - the tile-edge grid (residues 1, align, tile-1, tile, tile+1, 2*tile+1) at each kernel's
+//     own tile, K wrapping its pipeline ring;
 //   - 0.5 / 1.25 / 2.5 waves of the 132 SMs;
 //   - every (trans_a, trans_b) x layout of A, B and C/D, on K-aligned and odd shapes;
 //   - bf16/fp16 inputs x f32/f16/bf16 outputs x alpha/beta (alpha = 0, beta = 0, K = 0);
-//   - unaligned and padded leading dimensions, batches.
+//   - unaligned and padded leading dimensions, pointer offsets 1..15, batches, broadcast;
+//   - beta == 0 never reads C (NaN there), results bitwise identical over repeated runs.
 // Every failure message names the kernel, the case and its seed.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/device_mem.hpp"
 #include "bench/testbed.hpp"
+#include "core/element.hpp"
 #include "core/view.hpp"
 #include "dispatch/registry.hpp"
 #include "gemmkit/gemm.hpp"
@@ -23,15 +28,23 @@
 namespace gemmkit {
 namespace {
 
-struct Rung {
+struct Subject {
   const char* kernel;
   std::int64_t tile_m, tile_n, tile_k, stages;
+  dispatch::KernelRole role = dispatch::KernelRole::Ladder;
 };
 
-const Rung kRungs[] = {
-    {"cuda.ladder.rung0", 16, 16, 1, 1},    {"cuda.ladder.rung1", 128, 128, 32, 1},
-    {"cuda.ladder.rung2", 128, 128, 32, 3}, {"cuda.ladder.rung3", 128, 128, 32, 3},
+constexpr auto kProduction = dispatch::KernelRole::Production;
+const Subject kRungs[] = {
+    {"cuda.ladder.rung0", 16, 16, 1, 1},
+    {"cuda.ladder.rung1", 128, 128, 32, 1},
+    {"cuda.ladder.rung2", 128, 128, 32, 3},
+    {"cuda.ladder.rung3", 128, 128, 32, 3},
     {"cuda.ladder.rung4", 128, 128, 64, 3},
+    {"cuda.sm90_gemm_tma_ws_128x256x64_s4_c2", 128, 256, 64, 4, kProduction},
+    {"cuda.sm90_gemm_tma_ws_128x256x64_s4", 128, 256, 64, 4, kProduction},
+    {"cuda.sm90_gemm_tma_ws_128x192x64_s5", 128, 192, 64, 5, kProduction},
+    {"cuda.sm90_gemm_tma_ws_128x128x64_s6", 128, 128, 64, 6, kProduction},
 };
 
 constexpr std::int64_t kAlign = 8;  // elements per 16-byte copy
@@ -83,20 +96,43 @@ bool expect_passes(const char* kernel, const Case& c, std::uint64_t seed) {
   return r.disposition == bench::Disposition::Passed;
 }
 
-class Ladder : public ::testing::TestWithParam<Rung> {};
+// Runs hc on the device with each operand `offset_bytes[i]` past its allocation's start
+// (A, B, C, D), D starting as `d_out`; returns the call's status, d_out holds the result.
+Status run_device(bench::HostCase& hc, std::vector<std::uint8_t>& d_out, const Options& opt,
+                  const std::int64_t (&offset_bytes)[4] = {0, 0, 0, 0}) {
+  std::vector<std::uint8_t>* host[4] = {&hc.a, &hc.b, &hc.c, &d_out};
+  void* dev[4] = {};
+  void* at[4] = {};
+  std::string err;
+  bool ok = true;
+  for (int i = 0; i < 4 && ok; ++i) {
+    ok = bench::device_alloc(&dev[i], host[i]->size() + 32, &err);
+    at[i] = static_cast<std::uint8_t*>(dev[i]) + offset_bytes[i];
+    ok = ok && bench::copy_to_device(at[i], host[i]->data(), host[i]->size(), &err);
+  }
+  Status st = ok ? gemm(hc.desc, GemmArgs{at[0], at[1], at[2], at[3], hc.alpha, hc.beta}, opt)
+                 : Status{StatusCode::ExecutionFailed, Arg::None, err};
+  ok = ok && bench::device_synchronize(&err) &&
+       bench::copy_to_host(d_out.data(), at[3], d_out.size(), &err);
+  for (void* p : dev) bench::device_free(p);
+  if (st.ok() && !ok) st = Status{StatusCode::ExecutionFailed, Arg::None, err};
+  return st;
+}
 
-TEST_P(Ladder, IsRegisteredAsCudaLadderKernel) {
+class CudaKernel : public ::testing::TestWithParam<Subject> {};
+
+TEST_P(CudaKernel, IsRegisteredAsCudaKernel) {
   const dispatch::KernelInfo* k = dispatch::registry().find(GetParam().kernel);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->backend, Backend::Cuda);
-  EXPECT_EQ(k->role, dispatch::KernelRole::Ladder);
+  EXPECT_EQ(k->role, GetParam().role);
   EXPECT_FALSE(k->config.empty());
 }
 
 // RELIABILITY item 6: m, n in {1, align, tile-1, tile, tile+1, 2*tile+1, 512-3*align}; k in
 // {align, TileK*(stages+1)-align, large}. Every (m, n) pair, k cycling through its three.
-TEST_P(Ladder, TileEdgeGrid) {
-  const Rung& r = GetParam();
+TEST_P(CudaKernel, TileEdgeGrid) {
+  const Subject& r = GetParam();
   const auto edges = [](std::int64_t t) {
     return std::vector<std::int64_t>{1, kAlign, t - 1, t, t + 1, 2 * t + 1, 512 - 3 * kAlign};
   };
@@ -112,8 +148,8 @@ TEST_P(Ladder, TileEdgeGrid) {
 }
 
 // 0.5, 1.25 and 2.5 waves of output tiles over the SMs (11 tile rows: a partial raster panel).
-TEST_P(Ladder, Waves) {
-  const Rung& r = GetParam();
+TEST_P(CudaKernel, Waves) {
+  const Subject& r = GetParam();
   std::uint64_t seed = 200;
   for (double waves : {0.5, 1.25, 2.5}) {
     const auto tiles = static_cast<std::int64_t>(waves * kSms);
@@ -131,8 +167,8 @@ TEST_P(Ladder, Waves) {
 
 // Row- and column-major operands: every (trans_a, trans_b) x layout of A x layout of B x
 // layout of C/D, on an aligned shape (16-byte copies) and an odd one (predicated edges).
-TEST_P(Ladder, TransposesAndLayouts) {
-  const Rung& r = GetParam();
+TEST_P(CudaKernel, TransposesAndLayouts) {
+  const Subject& r = GetParam();
   std::uint64_t seed = 300;
   struct Shape {
     std::int64_t m, n, k;
@@ -160,8 +196,8 @@ TEST_P(Ladder, TransposesAndLayouts) {
 }
 
 // bf16 and fp16 inputs, f32/f16/bf16 outputs (C and D may differ), BLAS alpha/beta rules.
-TEST_P(Ladder, DtypesAndScalars) {
-  const Rung& r = GetParam();
+TEST_P(CudaKernel, DtypesAndScalars) {
+  const Subject& r = GetParam();
   std::uint64_t seed = 400;
   struct Out {
     DType c, d;
@@ -193,8 +229,8 @@ TEST_P(Ladder, DtypesAndScalars) {
 }
 
 // K = 0 gives beta * C (A and B are empty); K = 1 is one rank-1 update.
-TEST_P(Ladder, TinyK) {
-  const Rung& r = GetParam();
+TEST_P(CudaKernel, TinyK) {
+  const Subject& r = GetParam();
   std::uint64_t seed = 500;
   for (std::int64_t k : {0, 1, 2, 15, 17}) {
     Case c{.m = 70, .n = 90, .k = k, .c = DType::F32, .d = DType::F32, .alpha = 2.0, .beta = 1.5};
@@ -204,8 +240,8 @@ TEST_P(Ladder, TinyK) {
 
 // Leading dimensions: unaligned (scalar gather, never a fault) and padded to 8 (16-byte
 // copies over padding), both layouts; and packed batches.
-TEST_P(Ladder, LeadingDimensionsAndBatches) {
-  const Rung& r = GetParam();
+TEST_P(CudaKernel, LeadingDimensionsAndBatches) {
+  const Subject& r = GetParam();
   std::uint64_t seed = 600;
   for (Layout l : {Layout::ColMajor, Layout::RowMajor})
     for (std::int64_t pad : {1, 3, 8}) {
@@ -242,8 +278,8 @@ TEST_P(Ladder, LeadingDimensionsAndBatches) {
 // Operands that start 1..15 elements past an allocation's (256-byte) start, one at a time
 // and all at once (RELIABILITY item 7): unaligned bases must take the kernels' per-element
 // or zero-filling paths and never fault or read past an operand.
-TEST_P(Ladder, PointerOffsets) {
-  const Rung& r = GetParam();
+TEST_P(CudaKernel, PointerOffsets) {
+  const Subject& r = GetParam();
   std::uint64_t seed = 700;
   const Options opt{.backend = Backend::Cuda, .kernel = r.kernel};
   for (std::int64_t off : {1, 3, 8, 15})
@@ -252,23 +288,9 @@ TEST_P(Ladder, PointerOffsets) {
       bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, ++seed);
       const std::vector<std::uint8_t> d_before = hc.d;
       std::vector<std::uint8_t> d_out = hc.d;
-      std::vector<std::uint8_t>* host[4] = {&hc.a, &hc.b, &hc.c, &d_out};
-      void* dev[4] = {};
-      void* at[4] = {};
-      std::string err;
-      bool ok = true;
-      for (int i = 0; i < 4 && ok; ++i) {
-        const std::int64_t bytes = (which == i || which == 4) ? off * 2 : 0;  // 16-bit types
-        ok = bench::device_alloc(&dev[i], host[i]->size() + 32, &err);
-        at[i] = static_cast<std::uint8_t*>(dev[i]) + bytes;
-        ok = ok && bench::copy_to_device(at[i], host[i]->data(), host[i]->size(), &err);
-      }
-      ASSERT_TRUE(ok) << err;
-      const Status st = gemm(hc.desc, GemmArgs{at[0], at[1], at[2], at[3], c.alpha, c.beta}, opt);
-      ok = bench::device_synchronize(&err) &&
-           bench::copy_to_host(d_out.data(), at[3], d_out.size(), &err);
-      for (void* p : dev) bench::device_free(p);
-      ASSERT_TRUE(ok) << err;
+      std::int64_t at[4];
+      for (int i = 0; i < 4; ++i) at[i] = (which == i || which == 4) ? off * 2 : 0;  // 16-bit
+      const Status st = run_device(hc, d_out, opt, at);
       ASSERT_TRUE(st.ok()) << r.kernel << " offset " << off << " operand " << which << ": "
                            << st.message;
       const bench::Compare cmp = bench::compare_to_reference(hc, d_out, d_before);
@@ -278,8 +300,8 @@ TEST_P(Ladder, PointerOffsets) {
     }
 }
 
-// What the ladder does not take, it refuses before launching anything.
-TEST_P(Ladder, RefusesOtherDtypes) {
+// What a kernel does not take, it refuses before launching anything.
+TEST_P(CudaKernel, RefusesOtherDtypes) {
   const Options opt{.backend = Backend::Cuda, .kernel = GetParam().kernel};
   GemmDesc d = make_desc(Case{.m = 16, .n = 16, .k = 16});
   d.a.dtype = d.b.dtype = DType::F32;
@@ -292,9 +314,65 @@ TEST_P(Ladder, RefusesOtherDtypes) {
   EXPECT_TRUE(can_implement(d, opt).ok());
 }
 
-INSTANTIATE_TEST_SUITE_P(Rungs, Ladder, ::testing::ValuesIn(kRungs),
-                         [](const ::testing::TestParamInfo<Rung>& i) {
-                           return std::string("rung") + std::to_string(i.index);
+// beta == 0 never reads C: C full of NaN still gives a finite D, on every edge path.
+TEST_P(CudaKernel, BetaZeroNeverReadsC) {
+  const Subject& r = GetParam();
+  const Options opt{.backend = Backend::Cuda, .kernel = r.kernel};
+  std::uint64_t seed = 800;
+  for (const std::int64_t m : {r.tile_m, r.tile_m + 5})
+    for (DType out : {DType::F32, DType::BF16}) {
+      const Case c{.m = m, .n = r.tile_n + 3, .k = 70, .c = out, .d = out, .beta = 0.0};
+      bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, ++seed);
+      const std::vector<std::uint8_t> d_before = hc.d;
+      const std::int64_t elems =
+          static_cast<std::int64_t>((hc.c.size() - bench::HostCase::kGuardBytes) * 8 /
+                                    static_cast<std::size_t>(dtype_bits(out)));
+      for (std::int64_t i = 0; i < elems; ++i)
+        core::store_element(out, hc.c.data(), i, std::numeric_limits<double>::quiet_NaN());
+      std::vector<std::uint8_t> d_out = hc.d;
+      ASSERT_TRUE(run_device(hc, d_out, opt).ok());
+      const bench::Compare cmp = bench::compare_to_reference(hc, d_out, d_before);
+      EXPECT_TRUE(cmp.passed) << r.kernel << " " << describe(c, seed) << ": "
+                              << cmp.first_failure;
+    }
+}
+
+// The same call twice gives the same bits (no atomics, a fixed reduction order).
+TEST_P(CudaKernel, BitwiseRepeatable) {
+  const Subject& r = GetParam();
+  const Options opt{.backend = Backend::Cuda, .kernel = r.kernel};
+  const Case c{.m = 3 * r.tile_m + 1, .n = 2 * r.tile_n + 7, .k = 1000, .c = DType::F32,
+               .d = DType::F32, .beta = 0.5};
+  bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 900);
+  std::vector<std::uint8_t> first = hc.d, second = hc.d;
+  ASSERT_TRUE(run_device(hc, first, opt).ok());
+  ASSERT_TRUE(run_device(hc, second, opt).ok());
+  EXPECT_TRUE(first == second) << r.kernel;
+}
+
+// Batched with a broadcast operand (batch stride 0) for A, then for B.
+TEST_P(CudaKernel, BatchedBroadcast) {
+  const Subject& r = GetParam();
+  std::uint64_t seed = 1000;
+  for (int which : {0, 1}) {
+    Case c{.m = r.tile_m + 9, .n = r.tile_n - 5, .k = 136, .batch = 3, .alpha = 1.0,
+           .beta = 1.0};
+    GemmDesc d = make_desc(c);
+    (which == 0 ? d.a : d.b).batch_stride = 0;
+    const bench::VerifyResult v = bench::verify_case(
+        d, c.alpha, c.beta, Options{.backend = Backend::Cuda, .kernel = r.kernel}, ++seed);
+    EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+        << r.kernel << " broadcast " << (which == 0 ? "A" : "B") << ": " << v.note << " "
+        << v.cmp.first_failure;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, CudaKernel, ::testing::ValuesIn(kRungs),
+                         [](const ::testing::TestParamInfo<Subject>& i) {
+                           std::string n = i.param.kernel;
+                           for (char& ch : n)
+                             if (ch == '.') ch = '_';
+                           return n;
                          });
 
 }  // namespace

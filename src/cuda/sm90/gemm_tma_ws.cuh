@@ -1,0 +1,233 @@
+// sm90_gemm_tma_ws: the Hopper production GEMM. mainloop x epilogue x scheduler:
+//   - mainloop: one producer warpgroup (one elected thread issues TMA loads of 128-byte
+//     swizzled (rows, 64) boxes into a ring of STAGES stages guarded by full / empty
+//     mbarriers) and two consumer warpgroups, each multiplying its 64 x BLK_N half of the
+//     CTA tile with wgmma.mma_async (both operands from shared memory, one wgmma group kept
+//     in flight: a stage is released when the group after it has been issued);
+//   - epilogue: accumulators straight from registers to global memory (src/cuda/epilogue.cuh:
+//     alpha, beta, C read only when beta != 0, f32 / f16 / bf16, predicated at the edges);
+//     while the consumers store, the producer already fills the ring for the next tile;
+//   - scheduler: a persistent grid of one CTA per SM walking src/sched's work list; with
+//     CLUSTER = 2, pairs of CTAs (a cluster) take vertically adjacent tiles and each loads
+//     half of their shared B tile, multicast into both CTAs' shared memory.
+// Register budget (setmaxnreg): producer 56 (its scheduler arithmetic spills at 40),
+// consumers 224: 128 * 56 + 256 * 224 <= 64K. ptxas -v: 168 at launch, no spills.
+#pragma once
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cuda/ptx>
+
+#include "cuda/epilogue.cuh"
+#include "cuda/problem.hpp"
+#include "cuda/sm90/tma_maps.hpp"
+#include "cuda/ptx/sm90.cuh"
+#include "cuda/ptx/wgmma.cuh"
+#include "cuda/tma/tensor_map.cuh"
+#include "sched/tile_scheduler.hpp"
+
+namespace gemmkit::sm90 {
+
+using gpu::Params;
+using std::int64_t;
+using std::uint32_t;
+using std::uint64_t;
+
+// One CTA tile configuration. AK / BK: A / B are K-major in global memory (else MN-major).
+// CLUSTER: CTAs along M sharing (and multicasting) each B tile.
+template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
+struct GemmTmaWs {
+  // ---- preconditions
+  static constexpr int BLK_M = 128;  // two consumer warpgroups of 64 rows (wgmma's M)
+  static constexpr int BLK_K = 64;   // one 128-byte swizzle row of 16-bit elements
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kBox = 64 * BLK_K;  // elements of one (64, 64) MN-major box
+  static_assert(BLK_N % 64 == 0 && BLK_N <= 256, "MN-major B loads (64, 64) boxes; wgmma N <= 256");
+  static_assert(STAGES >= 2, "a ring needs two stages to overlap copy and math");
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two CTAs");
+  static_assert(BLK_N / 64 % CLUSTER == 0, "each CTA multicasts whole (64, 64) boxes of B");
+  static constexpr int kBRows = BLK_N / CLUSTER;  // rows of B this CTA loads (K-major box)
+
+  // ---- shared memory
+  struct alignas(1024) Stage {
+    T a[BLK_M * BLK_K];  // (BLK_M, BLK_K) K-major, or BLK_M/64 boxes of (BLK_K, 64) M-major
+    T b[BLK_N * BLK_K];  // (BLK_N, BLK_K) K-major, or BLK_N/64 boxes of (BLK_K, 64) N-major
+  };
+  struct SharedStorage {
+    Stage stage[STAGES];  // 1024-byte aligned: the 128-byte swizzle's atom
+    uint64_t full[STAGES];
+    uint64_t empty[STAGES];
+  };
+  static constexpr int kStageBytes = static_cast<int>(sizeof(Stage));
+  static constexpr int kSmemBytes = static_cast<int>(sizeof(SharedStorage)) + 1024;  // + align
+  static_assert(kSmemBytes <= 227 * 1024, "more shared memory than a Hopper CTA can have");
+};
+
+// Ring position {index, phase}: stage i % S of pass i / S, whose full / empty phases have
+// parity (i / S) & 1.
+template <int S>
+struct PipelineState {
+  int index = 0;
+  uint32_t phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++index == S) index = 0, phase ^= 1;
+  }
+};
+
+// wgmma descriptors of stage operands. K-major: rows of 128 B, 8-row groups 1024 B apart, K
+// step 16 elements = 32 B. MN-major: rows of 64 MN elements per k, 8-k groups 1024 B apart,
+// 64-element MN blocks one box (8 KiB) apart, K step 16 rows = 2048 B.
+template <bool KMAJOR, class T>
+__device__ __forceinline__ uint64_t operand_desc(const T* tile, int ks) {
+  if constexpr (KMAJOR)
+    return ptx::smem_desc_sw128(tile + ks * 16, 16, 1024);
+  else
+    return ptx::smem_desc_sw128(tile + ks * 16 * 64, 64 * 64 * 2, 1024);
+}
+
+template <class K, class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
+__device__ __forceinline__ void producer(typename K::SharedStorage& ss, const TmaMaps& maps,
+                                         const Params& p, sched::Scheduler& sch, int rank) {
+  if (!p.read_ab) return;  // alpha == 0 or K == 0: A and B are never read
+  ptx::prefetch_tensormap(&maps.a);  // the descriptors, early
+  ptx::prefetch_tensormap(&maps.b);
+  PipelineState<STAGES> st;
+  sched::Work w;
+  while (sch.next(&w)) {
+    const int m0 = static_cast<int>((w.tile_m * CLUSTER + rank) * K::BLK_M);
+    const int n0 = static_cast<int>(w.tile_n * BLK_N);
+    const int l = static_cast<int>(w.batch);
+    for (int64_t kt = w.k_begin; kt < w.k_end; ++kt) {
+      const int k0 = static_cast<int>(kt * K::BLK_K);
+      ptx::mbarrier_wait(&ss.empty[st.index], st.phase ^ 1);  // a fresh barrier passes parity 1
+      uint64_t* full = &ss.full[st.index];
+      cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                           cuda::ptx::space_shared, full, K::kStageBytes);
+      auto& s = ss.stage[st.index];
+      if constexpr (AK) {
+        tma::load_box(s.a, maps.a, k0, m0, l, maps.a_batched, full);
+      } else {
+#pragma unroll
+        for (int i = 0; i < K::BLK_M / 64; ++i)
+          tma::load_box(s.a + i * K::kBox, maps.a, m0 + 64 * i, k0, l, maps.a_batched, full);
+      }
+      if constexpr (CLUSTER == 1 && BK) {
+        tma::load_box(s.b, maps.b, k0, n0, l, maps.b_batched, full);
+      } else if constexpr (CLUSTER == 1) {
+#pragma unroll
+        for (int i = 0; i < BLK_N / 64; ++i)
+          tma::load_box(s.b + i * K::kBox, maps.b, n0 + 64 * i, k0, l, maps.b_batched, full);
+      } else if constexpr (BK) {  // this CTA's rows of B, to every CTA of the cluster
+        constexpr std::uint16_t kAll = (1u << CLUSTER) - 1;
+        tma::load_box_multicast(s.b + rank * K::kBRows * K::BLK_K, maps.b, k0,
+                                n0 + rank * K::kBRows, l, maps.b_batched, full, kAll);
+      } else {
+        constexpr std::uint16_t kAll = (1u << CLUSTER) - 1;
+#pragma unroll
+        for (int i = 0; i < BLK_N / 64 / CLUSTER; ++i) {
+          const int box = rank * (BLK_N / 64 / CLUSTER) + i;
+          tma::load_box_multicast(s.b + box * K::kBox, maps.b, n0 + 64 * box, k0, l,
+                                  maps.b_batched, full, kAll);
+        }
+      }
+      st.advance();
+    }
+  }
+}
+
+// Releases a stage: one arrival per consumer warpgroup on the stage's empty barrier of every
+// CTA of the cluster (the stage in each is written by every CTA's multicast).
+template <int CLUSTER>
+__device__ __forceinline__ void release(uint64_t* empty) {
+  if constexpr (CLUSTER == 1) {
+    cuda::ptx::mbarrier_arrive(empty);
+  } else {
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) ptx::mbarrier_arrive_cluster(empty, r);
+  }
+}
+
+template <class K, class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
+__device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Params& p,
+                                         sched::Scheduler& sch, int c, int tid, int rank) {
+  PipelineState<STAGES> st;
+  sched::Work w;
+  float acc[BLK_N / 2];  // (64, BLK_N) of this warpgroup: 8-column blocks of 4 values
+  while (sch.next(&w)) {
+#pragma unroll
+    for (int i = 0; i < BLK_N / 2; ++i) acc[i] = 0.f;
+    if (p.read_ab && w.k_end > w.k_begin) {
+      int held = -1;  // the stage whose wgmma group may still be running
+      for (int64_t kt = w.k_begin; kt < w.k_end; ++kt) {
+        ptx::mbarrier_wait(&ss.full[st.index], st.phase);
+        const auto& s = ss.stage[st.index];
+        const T* a = AK ? s.a + c * 64 * K::BLK_K : s.a + c * K::kBox;  // this consumer's rows
+        ptx::wgmma_fence();
+#pragma unroll
+        for (int ks = 0; ks < K::BLK_K / 16; ++ks)
+          ptx::wgmma_m64k16<BLK_N, T, AK ? 0 : 1, BK ? 0 : 1>(
+              acc, operand_desc<AK>(a, ks), operand_desc<BK>(s.b, ks), 1);
+        ptx::wgmma_commit_group();
+        ptx::wgmma_wait_group<1>();  // the previous stage's group is done: release its stage
+        if (held >= 0 && tid == 0) release<CLUSTER>(&ss.empty[held]);
+        held = st.index;
+        st.advance();
+      }
+      ptx::wgmma_wait_group<0>();
+      ptx::fence_operand(acc);
+      if (tid == 0) release<CLUSTER>(&ss.empty[held]);
+    }
+    // ---- epilogue: warp w of the warpgroup holds rows 16w..16w+15 of its 64
+    const int64_t row0 = (w.tile_m * CLUSTER + rank) * K::BLK_M + 64 * c + 16 * (tid / 32);
+    gpu::store_accumulators(p, w.batch,
+                            *reinterpret_cast<const float(*)[1][BLK_N / 8][4]>(&acc), row0,
+                            w.tile_n * BLK_N, tid % 32);
+  }
+}
+
+template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
+__global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::kThreads, 1)
+    sm90_gemm_tma_ws_kernel(const __grid_constant__ Params p, const __grid_constant__ TmaMaps maps,
+                            const __grid_constant__ sched::Params sp) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using K = GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>;
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+  auto& ss = *reinterpret_cast<typename K::SharedStorage*>(smem_raw + (1024 - raw % 1024) % 1024);
+  const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      cuda::ptx::mbarrier_init(&ss.full[s], 1);                 // the producer's expect_tx
+      cuda::ptx::mbarrier_init(&ss.empty[s], K::kConsumers * CLUSTER);  // every consumer
+    }
+    cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+  }
+  // The cluster's barriers are initialized before any CTA multicasts or arrives on them.
+  const auto cluster_sync = [] {
+    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
+    cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
+  };
+  if constexpr (CLUSTER > 1)
+    cluster_sync();
+  else
+    __syncthreads();
+  const int rank = CLUSTER > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
+  sched::Scheduler sch(sp, blockIdx.x / CLUSTER);
+  // ---- role split
+  if (wg == 0) {
+    ptx::setmaxnreg_dec<56>();
+    if (tid == 0) producer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, maps, p, sch, rank);
+  } else {
+    ptx::setmaxnreg_inc<224>();
+    consumer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, p, sch, wg - 1, tid, rank);
+  }
+  // No CTA leaves while a peer may still multicast into it or arrive on its barriers.
+  if constexpr (CLUSTER > 1) cluster_sync();
+#endif
+}
+
+}  // namespace gemmkit::sm90

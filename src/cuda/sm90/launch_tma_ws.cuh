@@ -1,0 +1,98 @@
+// Host launch of sm90_gemm_tma_ws for one tile width: the dtype x operand-arrangement x
+// cluster instantiation, the dynamic shared memory limit (raised once per kernel), the
+// persistent grid (one CTA per SM; with clusters, as many clusters as can be resident).
+#pragma once
+#include <mutex>
+
+#include "core/status.hpp"
+#include "cuda/sm90/gemm_tma_ws.cuh"
+#include "cuda/sm90/sm90.hpp"
+
+namespace gemmkit::sm90 {
+
+using KernelFn = void (*)(Params, TmaMaps, sched::Params);
+
+struct Prepared {
+  KernelFn fn = nullptr;
+  int max_ctas = 0;  // resident CTAs of this kernel on the device (a multiple of the cluster)
+};
+
+template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
+Prepared prepared_kernel(int sms) {
+  using K = GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>;
+  static std::once_flag once;
+  static Prepared prepared;
+  std::call_once(once, [&] {
+    KernelFn k = sm90_gemm_tma_ws_kernel<T, BLK_N, STAGES, AK, BK, CLUSTER>;
+    if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes) !=
+        cudaSuccess)
+      return;
+    int max_ctas = sms;
+    if constexpr (CLUSTER > 1) {
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim = {CLUSTER, 1, 1};
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(static_cast<unsigned>(sms / CLUSTER * CLUSTER));
+      cfg.blockDim = dim3(K::kThreads);
+      cfg.dynamicSmemBytes = K::kSmemBytes;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      int clusters = 0;
+      if (cudaOccupancyMaxActiveClusters(&clusters, k, &cfg) != cudaSuccess || clusters < 1) {
+        cudaGetLastError();
+        return;
+      }
+      max_ctas = clusters * CLUSTER;
+    }
+    prepared = {k, max_ctas};
+  });
+  return prepared;
+}
+
+template <class T, int BLK_N, int STAGES, int CLUSTER>
+Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, int sms, cudaStream_t stream) {
+  using K = GemmTmaWs<T, BLK_N, STAGES, true, true, CLUSTER>;  // smem and threads: all alike
+  const Prepared k =
+      pr.a_kmajor ? (pr.b_kmajor ? prepared_kernel<T, BLK_N, STAGES, true, true, CLUSTER>(sms)
+                                 : prepared_kernel<T, BLK_N, STAGES, true, false, CLUSTER>(sms))
+                  : (pr.b_kmajor ? prepared_kernel<T, BLK_N, STAGES, false, true, CLUSTER>(sms)
+                                 : prepared_kernel<T, BLK_N, STAGES, false, false, CLUSTER>(sms));
+  if (k.fn == nullptr)
+    return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
+                         "sm90: cannot set up the kernel (shared memory limit or cluster size)");
+  const gpu::Params& p = pr.params;
+  // The scheduler's tile is the cluster's: CLUSTER vertically adjacent CTA tiles.
+  const sched::Problem sp{.m = p.m, .n = p.n, .k_iters = sched::ceil_div(p.k, K::BLK_K),
+                          .batch = pr.batch, .tile_m = K::BLK_M * CLUSTER, .tile_n = BLK_N};
+  sched::Params params = sched::make_params(sp, sched::Mode::DataParallel, k.max_ctas / CLUSTER);
+  params.workers = params.tiles() < params.workers ? params.tiles() : params.workers;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim = {CLUSTER, 1, 1};
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(params.workers * CLUSTER));
+  cfg.blockDim = dim3(K::kThreads);
+  cfg.dynamicSmemBytes = K::kSmemBytes;
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = 1;
+  cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, p, maps, params);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
+                         std::string("sm90 launch: ") + cudaGetErrorString(e));
+  return {};
+}
+
+#define GEMMKIT_SM90_TMA_WS_LAUNCH(BLK_N, CLUSTER)                                              \
+  template <>                                                                                  \
+  Status launch_tma_ws<BLK_N, CLUSTER>(const gpu::Problem& pr, const TmaMaps& maps, int sms,  \
+                                       cudaStream_t stream) {                                  \
+    constexpr int kStages = stages_for(BLK_N);                                                 \
+    return pr.in == gpu::InType::BF16                                                          \
+               ? launch_typed<__nv_bfloat16, BLK_N, kStages, CLUSTER>(pr, maps, sms, stream)   \
+               : launch_typed<__half, BLK_N, kStages, CLUSTER>(pr, maps, sms, stream);         \
+  }
+
+}  // namespace gemmkit::sm90

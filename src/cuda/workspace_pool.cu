@@ -1,0 +1,53 @@
+#include "cuda/workspace_pool.hpp"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "core/status.hpp"
+
+namespace gemmkit::gpu {
+
+Status pool_workspace(std::size_t bytes, cudaStream_t stream, void** out) {
+  struct Buffer {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  static std::mutex mu;
+  static std::map<std::pair<int, cudaStream_t>, Buffer> pool;
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess)
+    return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::Workspace, "no current CUDA device");
+  const std::lock_guard<std::mutex> lock(mu);
+  Buffer& b = pool[{dev, stream}];
+  if (b.bytes >= bytes) {
+    *out = b.ptr;
+    return {};
+  }
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+      capture != cudaStreamCaptureStatusNone)
+    return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,
+                         "the stream is being captured and the call needs " +
+                             std::to_string(bytes) +
+                             " bytes of workspace: pass Options::workspace (workspace_size)");
+  // The old buffer may still be read by work queued on the stream: free it after that work.
+  if (b.ptr != nullptr) {
+    cudaStreamSynchronize(stream);
+    cudaFree(b.ptr);
+    b = {};
+  }
+  if (cudaError_t e = cudaMalloc(&b.ptr, bytes); e != cudaSuccess) {
+    cudaGetLastError();
+    b = {};
+    return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,
+                         "cannot allocate " + std::to_string(bytes) +
+                             " bytes of device workspace: " + cudaGetErrorString(e));
+  }
+  b.bytes = bytes;
+  *out = b.ptr;
+  return {};
+}
+
+}  // namespace gemmkit::gpu
