@@ -6,6 +6,7 @@ from ._operands import _torch, dtype_name, empty, is_tensor, operand
 
 _BACKENDS = _lib.BACKEND_CODES
 _FLOAT = ("f64", "f32", "f16", "bf16", "e4m3", "e5m2")
+_OUTPUTS = _FLOAT + ("i32",)  # core::is_output_dtype
 
 
 def _default_out_dtype(ta, tb):
@@ -109,6 +110,8 @@ def gemm(
         if not is_tensor(out) and not out.flags.writeable:
             raise argument_error("out", "is read-only")
         td = dtype_name(out.dtype)
+        if td not in _OUTPUTS:
+            raise argument_error("out", "dtype %s is not one gemmkit writes" % out.dtype, 25)
         if out_dtype is not None and dtype_name(out_dtype) != td:
             raise argument_error("out_dtype", "%s differs from out's dtype %s" % (out_dtype, td))
         D = operand(out, "out", output=True)
@@ -120,7 +123,7 @@ def gemm(
     else:
         if out_dtype is not None:
             td = dtype_name(out_dtype)
-            if td is None:
+            if td not in _OUTPUTS:
                 raise argument_error("out_dtype", "%r is not a dtype gemmkit writes" % (out_dtype,))
         else:
             td = C.dtype if C is not None else _default_out_dtype(A.dtype, B.dtype)

@@ -80,6 +80,8 @@ def dtype_name(t):
 def layout_of(rows, cols, s0, s1):
     """(layout, ld) addressing a rows x cols matrix with element strides s0 (between rows) and
     s1 (between columns), or None when neither stride can be the unit one."""
+    if rows == 0 or cols == 0:  # nothing is addressed: any packed description will do
+        return ROW, max(1, cols)
     # The stride of a dimension of extent one never matters.
     if cols <= 1:
         s1 = 1
@@ -120,6 +122,11 @@ def _shape_strides(x, name):
     raise argument_error(name, "expected a numpy array or a torch tensor, got %s" % type(x).__name__)
 
 
+def copy(x):
+    """The one place an input is copied (row-major, contiguous): the tests watch it."""
+    return x.contiguous() if is_tensor(x) else np.ascontiguousarray(x)
+
+
 def operand(x, name, output=False):
     """The Operand for a 2-D or 3-D array/tensor; copies only what cannot be addressed.
     Outputs are never copied here: the caller decides (see gemm's `out`)."""
@@ -145,11 +152,13 @@ def operand(x, name, output=False):
             bstride = strides[0]
             if bstride < 0:
                 lay = None
+    if 0 in shape:  # nothing is addressed (numpy's strides of empty arrays are arbitrary)
+        lay, bstride = (ROW, max(1, cols)), rows * max(1, cols)
     copied = False
     if lay is None:
         if output:
             return None
-        x = x.contiguous() if kind == "torch" else np.ascontiguousarray(x)
+        x = copy(x)
         copied = True
         shape, strides, kind, device = _shape_strides(x, name)
         lay = layout_of(rows, cols, strides[-2], strides[-1])
