@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs the whole test suite. GPU tests exit 77 without a GPU
-# and CTest reports them as skipped. Then the CPU path once more under ASan and UBSan
-# (RELIABILITY item 11): a second build without CUDA, its unit, cpu and stress tests, all but
-# the exhaustive netlib grid (10 minutes under ASan; the seeded sweep, the ladder, production,
-# variants and team-split tests run every CPU kernel there).
+# and CTest reports them as skipped; then the Python package's pytest. Then the CPU path once
+# more under ASan and UBSan (RELIABILITY item 11): a second build without CUDA, its unit, cpu
+# and stress tests, all but the exhaustive netlib grid (10 minutes under ASan; the seeded
+# sweep, the ladder, production, variants and team-split tests run every CPU kernel there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)" --timeout 1500)
+# The Python package (python/gemmkit) on this build's library, with Debian's python3 (the one
+# python3-numpy serves; GEMMKIT_PYTHON overrides): the CPU tests, and the torch GPU tests,
+# which skip without torch or a GPU.
+GEMMKIT_LIBRARY="$PWD/build/libgemmkit.so" PYTHONDONTWRITEBYTECODE=1 \
+  "${GEMMKIT_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}" \
+  -m pytest -q -rs -p no:cacheprovider tests/python
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Release -DGEMMKIT_CUDA=OFF \
   -DGEMMKIT_SANITIZE=ON
 cmake --build build-asan -j"$(nproc)"
