@@ -1,12 +1,25 @@
-"""gemmkit.gemm and gemmkit.matmul over the C ABI (gemmkit_gemm)."""
+"""gemmkit.gemm and gemmkit.matmul over the C ABI (gemmkit_gemm).
+
+The hot path is written for the per-call overhead (docs/PERF.md, Python): operands are plain
+tuples (see _operands.operand), the problem is packed by one struct.pack, and the status struct
+is reused per thread.
+"""
+
+import ctypes
 
 from . import _lib
 from ._errors import argument_error, from_status
 from ._operands import _torch, dtype_name, empty, is_tensor, operand
 
 _BACKENDS = _lib.BACKEND_CODES
+_CPU, _CUDA = _BACKENDS["cpu"], _BACKENDS["cuda"]
+_CODES = _lib.DTYPE_CODES
 _FLOAT = ("f64", "f32", "f16", "bf16", "e4m3", "e5m2")
 _OUTPUTS = _FLOAT + ("i32",)  # core::is_output_dtype
+_PACK = _lib.PROBLEM.pack
+_ABI, _TRANS, _NO_TRANS = _lib.ABI_VERSION, _lib.TRANS, _lib.NO_TRANS
+_call = _lib.gemm
+_status = _lib.status
 
 
 def _default_out_dtype(ta, tb):
@@ -20,15 +33,13 @@ def _default_out_dtype(ta, tb):
     return "f32"
 
 
-def _check_same_device(ops, names):
-    """All operands in host memory, or all on one CUDA device. Returns that torch device (None
-    for host memory)."""
-    dev = None
-    first = None
+def _device(ops, names):
+    """All operands in host memory (None), or all on one CUDA device (that torch device)."""
+    dev = first = None
     for op, name in zip(ops, names):
         if op is None:
             continue
-        d = op.device if op.device is not None and op.device.type == "cuda" else None
+        d = op[9] if op[9] is not None and op[9].type == "cuda" else None
         if first is None:
             dev, first = d, name
         elif d != dev:
@@ -38,6 +49,22 @@ def _check_same_device(ops, names):
                 % (d or "the host", first, dev or "the host"),
             )
     return dev
+
+
+def _batch(ops, names):
+    """The batch count: every 3-D operand's first extent (1 broadcasts), or None when no
+    operand is 3-D."""
+    batch = None
+    for op, name in zip(ops, names):
+        if op is None or op[5] is None:
+            continue
+        b = op[5]
+        if batch is None or batch == 1:
+            batch = b
+        elif b != 1 and b != batch:
+            raise argument_error(name, "batch of %d does not broadcast with a batch of %d"
+                                 % (b, batch))
+    return batch
 
 
 def gemm(
@@ -54,6 +81,7 @@ def gemm(
     backend="auto",
     kernel=None,
     compute=None,
+    workspace=None,
 ):
     """D = alpha * op(a) @ op(b) + beta * c, returned (written into `out` when given).
 
@@ -64,44 +92,36 @@ def gemm(
     the result copied into it after the call). c is read only when beta != 0; `out=c` updates
     c in place. out_dtype: the dtype of a new output (default: c's, else what `a @ b` gives,
     int32 for int8). backend: "auto", "cpu" or "cuda"; kernel: a registered kernel's name.
-    compute: the accumulate type ("f32", "f64", "i32"; default from the inputs).
+    compute: the accumulate type ("f32", "f64", "i32"; default from the inputs). workspace: a
+    buffer (array or tensor) the kernel may use (see the C API's workspace_size).
     Raises GemmError (GemmArgumentError, a ValueError, for illegal arguments) before
     anything runs; `out` is then untouched.
     """
+    # An operand: (ptr, dtype, layout, ld, batch_stride, batch, rows, cols, keep, device, code).
     A = operand(a, "a")
     B = operand(b, "b")
     C = operand(c, "c") if c is not None else None
-    names = ("a", "b", "c")
-    ops = (A, B, C)
-
-    m, ka = (A.cols, A.rows) if trans_a else (A.rows, A.cols)
-    kb, n = (B.cols, B.rows) if trans_b else (B.rows, B.cols)
-    if ka != kb:
+    m, k = (A[7], A[6]) if trans_a else (A[6], A[7])
+    kb, n = (B[7], B[6]) if trans_b else (B[6], B[7])
+    if k != kb:
         raise argument_error(
             "b",
-            "op(a) is %d x %d and op(b) is %d x %d: the inner dimensions differ" % (m, ka, kb, n),
+            "op(a) is %d x %d and op(b) is %d x %d: the inner dimensions differ" % (m, k, kb, n),
         )
-    # The batch: every 3-D operand's first extent, 1 broadcasting.
-    batches = [op.batch for op in ops if op is not None and op.batch is not None]
-    batched = bool(batches)
-    batch = 1
-    for name, op in zip(names, ops):
-        if op is None or op.batch is None or op.batch == 1:
-            continue
-        if batch != 1 and op.batch != batch:
-            raise argument_error(
-                name, "batch of %d does not broadcast with a batch of %d" % (op.batch, batch)
-            )
-        batch = op.batch
-    if 0 in batches:
-        batch = 0
-    if C is not None and (C.rows, C.cols) != (m, n):
-        raise argument_error("c", "is %d x %d, the result is %d x %d" % (C.rows, C.cols, m, n))
-
-    dev = _check_same_device(ops, names)
-    shape = (batch, m, n) if batched else (m, n)
+    if C is not None and (C[6], C[7]) != (m, n):
+        raise argument_error("c", "is %d x %d, the result is %d x %d" % (C[6], C[7], m, n))
+    if A[5] is None and B[5] is None and (C is None or C[5] is None):
+        batch = None  # no batch: the common case without the loop
+    else:
+        batch = _batch((A, B, C), ("a", "b", "c"))
+    if A[9] is None and B[9] is None and (C is None or C[9] is None):
+        dev = None  # numpy arrays
+    else:
+        dev = _device((A, B, C), ("a", "b", "c"))
+    shape = (m, n) if batch is None else (batch, m, n)
 
     # The output: the caller's (checked, never copied before the call) or a new one.
+    direct = True
     if out is not None:
         if not hasattr(out, "shape") or tuple(out.shape) != shape:
             raise argument_error(
@@ -109,16 +129,17 @@ def gemm(
             )
         if not is_tensor(out) and not out.flags.writeable:
             raise argument_error("out", "is read-only")
-        td = dtype_name(out.dtype)
+        D = operand(out, "out", output=True)  # raises for a dtype gemmkit does not know
+        td = D[1] if D is not None else dtype_name(out.dtype)
         if td not in _OUTPUTS:
             raise argument_error("out", "dtype %s is not one gemmkit writes" % out.dtype, 25)
         if out_dtype is not None and dtype_name(out_dtype) != td:
             raise argument_error("out_dtype", "%s differs from out's dtype %s" % (out_dtype, td))
-        D = operand(out, "out", output=True)
-        direct = D is not None
         if D is None:  # not addressable: compute into a new array, copy into `out` after
+            direct = False
             D = operand(empty(out, shape, td, out.device if is_tensor(out) else None), "out")
-        _check_same_device((A, B, C, D), ("a", "b", "c", "out"))
+        if dev is not None or D[9] is not None:
+            _device((A, B, C, D), ("a", "b", "c", "out"))
         result = out
     else:
         if out_dtype is not None:
@@ -126,66 +147,66 @@ def gemm(
             if td not in _OUTPUTS:
                 raise argument_error("out_dtype", "%r is not a dtype gemmkit writes" % (out_dtype,))
         else:
-            td = C.dtype if C is not None else _default_out_dtype(A.dtype, B.dtype)
+            td = C[1] if C is not None else _default_out_dtype(A[1], B[1])
         result = empty(a, shape, td, dev)
         D = operand(result, "out")
-        direct = True
 
-    if isinstance(backend, str) and backend in _BACKENDS:
-        be = _BACKENDS[backend]
-    else:
+    be = _BACKENDS.get(backend) if isinstance(backend, str) else None
+    if be is None:
         raise argument_error("backend", "%r is not 'auto', 'cpu' or 'cuda'" % (backend,))
-    stream = None
+    stream = 0
     if dev is None:
-        if be == _BACKENDS["cuda"]:
+        if be == _CUDA:
             raise argument_error(
                 "backend", "the CUDA backend needs CUDA tensors; the operands are in host memory"
             )
-        be = _BACKENDS["cpu"]
+        be = _CPU
     else:
-        if be == _BACKENDS["cpu"]:
-            raise argument_error("backend", "the CPU backend needs host memory; the operands are on %s" % dev)
-        be = _BACKENDS["cuda"]
+        if be == _CPU:
+            raise argument_error(
+                "backend", "the CPU backend needs host memory; the operands are on %s" % dev
+            )
+        be = _CUDA
         stream = _torch.cuda.current_stream(dev).cuda_stream
 
-    p = _lib.Problem()
-    p.abi_version = _lib.ABI_VERSION
-    p.trans_a = _lib.TRANS if trans_a else _lib.NO_TRANS
-    p.trans_b = _lib.TRANS if trans_b else _lib.NO_TRANS
     if compute is not None:
         cn = dtype_name(compute)
         if cn is None:
             raise argument_error("compute", "%r is not a dtype" % (compute,))
-        p.compute = _lib.DTYPE_CODES[cn]
-    elif D.dtype == "f64" and A.dtype in _FLOAT:
-        p.compute = _lib.DTYPE_CODES["f64"]  # an f64 result accumulates in f64
-    p.m, p.n, p.k, p.batch = m, n, ka, batch
-    A.matrix(p.a)
-    B.matrix(p.b)
-    if C is not None:
-        C.matrix(p.c)
+        comp = _CODES[cn]
+    elif D[1] == "f64" and A[1] in _FLOAT:
+        comp = _CODES["f64"]  # an f64 result accumulates in f64
     else:
-        D.matrix(p.c)
-    D.matrix(p.d)
-    p.backend = be
-    p.allow_fallback = 1
+        comp = 0  # the library's default for the inputs
+    name = None
     if kernel is not None:
-        p.kernel = kernel.encode() if isinstance(kernel, str) else kernel
-    p.stream = stream
-
-    st = _lib.Status()
+        if not isinstance(kernel, str):
+            raise argument_error("kernel", "expected a kernel's name, got %r" % (kernel,))
+        name = ctypes.create_string_buffer(kernel.encode())
+    ws, ws_bytes = 0, 0
+    if workspace is not None:
+        ws, ws_bytes = operand(workspace.reshape(1, -1), "workspace")[0], workspace.nbytes
+    cm = C if C is not None else D  # C's description when there is no C: D's
+    p = _PACK(_ABI, _TRANS if trans_a else _NO_TRANS, _TRANS if trans_b else _NO_TRANS, comp,
+              m, n, k, 1 if batch is None else batch,
+              A[10], A[2], A[3], A[4], B[10], B[2], B[3], B[4],
+              cm[10], cm[2], cm[3], cm[4], D[10], D[2], D[3], D[4],
+              be, 0, 0, 1, ctypes.addressof(name) if name is not None else 0, stream, ws,
+              ws_bytes)
+    st = _status()
+    cp = C[0] if C is not None else None
     if dev is not None and dev.index is not None and dev.index != _torch.cuda.current_device():
         with _torch.cuda.device(dev):
-            rc = _lib.gemm(p, A.ptr, B.ptr, C.ptr if C else None, D.ptr, alpha, beta, st)
+            rc = _call(p, A[0], B[0], cp, D[0], alpha, beta, st)
     else:
-        rc = _lib.gemm(p, A.ptr, B.ptr, C.ptr if C else None, D.ptr, alpha, beta, st)
+        rc = _call(p, A[0], B[0], cp, D[0], alpha, beta, st)
     if rc != 0:
         raise from_status(st)
     if not direct:
         if is_tensor(out):
-            out.copy_(D.keep)
+            out.copy_(D[8])
         else:
-            out[...] = D.keep
+            out[...] = D[8]
     return result
 
 

@@ -5,6 +5,8 @@ ctypes only: no compiled extension, so one libgemmkit serves every Python versio
 
 import ctypes
 import os
+import struct
+import threading
 
 ABI_VERSION = 1
 
@@ -39,38 +41,25 @@ STATUS_NAMES = [
 ]
 
 
-class Matrix(ctypes.Structure):
-    _fields_ = [
-        ("dtype", ctypes.c_int32),
-        ("layout", ctypes.c_int32),
-        ("ld", ctypes.c_int64),
-        ("batch_stride", ctypes.c_int64),
-    ]
+# struct gemmkit_problem, packed in one call (struct.pack: far cheaper than a ctypes Structure
+# filled field by field). Field order and C types, with no padding on LP64:
+#   int32 abi_version, trans_a, trans_b, compute; int64 m, n, k, batch;
+#   4 x gemmkit_matrix {int32 dtype, layout; int64 ld, batch_stride} (a, b, c, d);
+#   int32 backend, threads, split_k, allow_fallback;
+#   const char* kernel; void* stream; void* workspace; size_t workspace_bytes.
+PROBLEM = struct.Struct("=4i4q" + "2i2q" * 4 + "4i" + "4Q")
+assert PROBLEM.size == 192 and ctypes.sizeof(ctypes.c_void_p) == 8, "gemmkit needs LP64"
 
 
-class Problem(ctypes.Structure):
-    _fields_ = [
-        ("abi_version", ctypes.c_int32),
-        ("trans_a", ctypes.c_int32),
-        ("trans_b", ctypes.c_int32),
-        ("compute", ctypes.c_int32),
-        ("m", ctypes.c_int64),
-        ("n", ctypes.c_int64),
-        ("k", ctypes.c_int64),
-        ("batch", ctypes.c_int64),
-        ("a", Matrix),
-        ("b", Matrix),
-        ("c", Matrix),
-        ("d", Matrix),
-        ("backend", ctypes.c_int32),
-        ("threads", ctypes.c_int32),
-        ("split_k", ctypes.c_int32),
-        ("allow_fallback", ctypes.c_int32),
-        ("kernel", ctypes.c_char_p),
-        ("stream", ctypes.c_void_p),
-        ("workspace", ctypes.c_void_p),
-        ("workspace_bytes", ctypes.c_size_t),
-    ]
+def pack_problem(m, n, k, batch=1, trans_a=False, trans_b=False, compute=0, a=(), b=(), c=(),
+                 d=(), backend=0, threads=0, split_k=0, allow_fallback=1, kernel=0, stream=0,
+                 workspace=0, workspace_bytes=0):
+    """The bytes of a gemmkit_problem; a..d are (dtype code, layout, ld, batch_stride); kernel,
+    stream and workspace are addresses (ints)."""
+    return PROBLEM.pack(ABI_VERSION, TRANS if trans_a else NO_TRANS,
+                        TRANS if trans_b else NO_TRANS, compute, m, n, k, batch, *a, *b, *c, *d,
+                        backend, threads, split_k, allow_fallback, kernel or 0, stream or 0,
+                        workspace or 0, workspace_bytes)
 
 
 class Status(ctypes.Structure):
@@ -116,7 +105,7 @@ def _load():
 
 lib, path = _load()
 
-_P = ctypes.POINTER(Problem)
+_P = ctypes.c_char_p  # the packed gemmkit_problem (read only by the library)
 _S = ctypes.POINTER(Status)
 _str_out = ctypes.POINTER(ctypes.c_char_p)
 
@@ -160,3 +149,15 @@ ledger_json = _fn(
 )
 explain_json = _fn("gemmkit_explain_json", ctypes.c_int, [_P, ctypes.c_double, _str_out, _S])
 kernels_json = _fn("gemmkit_kernels_json", ctypes.c_int, [ctypes.c_char_p, _str_out, _S])
+
+
+_local = threading.local()
+
+
+def status():
+    """This thread's gemmkit_status, reused from call to call."""
+    try:
+        return _local.status
+    except AttributeError:
+        _local.status = Status()
+        return _local.status

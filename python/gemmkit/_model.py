@@ -32,8 +32,9 @@ def _layout(s, arg):
 def problem(m, n, k, dtype="f32", *, batch=1, dtype_a=None, dtype_b=None, dtype_c=None,
             dtype_d=None, compute=None, layout_a="col", layout_b="col", layout_c="col",
             trans_a=False, trans_b=False, lda=0, ldb=0, ldc=0, backend="auto", kernel=None):
-    """A gemmkit_problem with the command's defaults (cli/problem_options.cpp): C of the input
-    dtype (i32 for integer inputs, bf16 for fp8), D of C's, packed lds and batch strides."""
+    """A packed gemmkit_problem (and the kernel name's buffer to keep alive) with the command's
+    defaults (cli/problem_options.cpp): C of the input dtype (i32 for integer inputs, bf16 for
+    fp8), D of C's, packed lds and batch strides."""
     all_ = _name(dtype, "dtype")
     ta = _name(dtype_a, "dtype_a") or all_
     tb = _name(dtype_b, "dtype_b") or all_
@@ -44,34 +45,28 @@ def problem(m, n, k, dtype="f32", *, batch=1, dtype_a=None, dtype_b=None, dtype_
         if tc in ("e4m3", "e5m2"):
             tc = "bf16"
     td = _name(dtype_d, "dtype_d") or tc
-    p = _lib.Problem()
-    p.abi_version = _lib.ABI_VERSION
-    p.m, p.n, p.k, p.batch = m, n, k, batch
-    p.trans_a = _lib.TRANS if trans_a else _lib.NO_TRANS
-    p.trans_b = _lib.TRANS if trans_b else _lib.NO_TRANS
-    p.compute = _lib.DTYPE_CODES[_name(compute, "compute") or "default"]
     lc = _layout(layout_c, "layout_c")
     ra, ca = (k, m) if trans_a else (m, k)
     rb, cb = (n, k) if trans_b else (k, n)
-    for mat, t, lay, ld, rows, cols in (
-        (p.a, ta, _layout(layout_a, "layout_a"), lda, ra, ca),
-        (p.b, tb, _layout(layout_b, "layout_b"), ldb, rb, cb),
-        (p.c, tc, lc, ldc, m, n),
-        (p.d, td, lc, ldc, m, n),
+    mats = []
+    for t, lay, ld, rows, cols in (
+        (ta, _layout(layout_a, "layout_a"), lda, ra, ca),
+        (tb, _layout(layout_b, "layout_b"), ldb, rb, cb),
+        (tc, lc, ldc, m, n),
+        (td, lc, ldc, m, n),
     ):
-        mat.dtype = _lib.DTYPE_CODES[t]
-        mat.layout = lay
-        mat.ld = ld
         # packed batches: one matrix after the other (ld = 0 is packed)
         packed_ld = ld or max(1, cols if lay == _lib.ROW_MAJOR else rows)
-        mat.batch_stride = packed_ld * (rows if lay == _lib.ROW_MAJOR else cols)
+        mats.append((_lib.DTYPE_CODES[t], lay, ld,
+                     packed_ld * (rows if lay == _lib.ROW_MAJOR else cols)))
     if backend not in _lib.BACKEND_CODES:
         raise argument_error("backend", "%r is not 'auto', 'cpu' or 'cuda'" % (backend,))
-    p.backend = _lib.BACKEND_CODES[backend]
-    p.allow_fallback = 1
-    if kernel is not None:
-        p.kernel = kernel.encode()
-    return p
+    name = ctypes.create_string_buffer(kernel.encode()) if kernel is not None else None
+    p = _lib.pack_problem(m, n, k, batch, trans_a, trans_b,
+                          _lib.DTYPE_CODES[_name(compute, "compute") or "default"], *mats,
+                          backend=_lib.BACKEND_CODES[backend],
+                          kernel=ctypes.addressof(name) if name is not None else 0)
+    return p, name
 
 
 def _decode(ptr):
@@ -85,7 +80,7 @@ def ledger(m, n, k, dtype="f32", *, machine="h200", beta=0.0, tile=None, stages=
     prints (machine: a builtin name, see `gemmkit ledger --list-machines`, or a .json file).
     Problem keywords as the command's flags: batch, dtype_a..dtype_d, compute, layout_a/b/c,
     trans_a/b, lda/ldb/ldc."""
-    p = problem(m, n, k, dtype, **problem_kw)
+    p, _keep = problem(m, n, k, dtype, **problem_kw)
     req = {"machine": machine, "stages": stages, "threads": threads, "split_k": split_k,
            "l0k": l0k, "count_reads": count_reads, "ascend": ascend, "variant": variant}
     if tile is not None:
@@ -103,7 +98,7 @@ def explain(m, n, k, dtype="f32", *, beta=0.0, backend="auto", kernel=None, **pr
     """What the planner picks for a problem and why, with the ledger's figures: the dict
     `gemmkit explain --json` prints. Its "status" says when no kernel implements the problem
     (no exception for that); an illegal description or kernel name raises GemmArgumentError."""
-    p = problem(m, n, k, dtype, backend=backend, kernel=kernel, **problem_kw)
+    p, _keep = problem(m, n, k, dtype, backend=backend, kernel=kernel, **problem_kw)
     out = ctypes.c_char_p()
     st = _lib.Status()
     rc = _lib.explain_json(p, beta, ctypes.byref(out), st)

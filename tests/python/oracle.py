@@ -47,6 +47,6 @@ def check(got, a, b, c=None, alpha=1.0, beta=0.0, trans_a=False, trans_b=False,
         compute] * gauge
     err = np.abs(d - ref)
     bad = err > bound
-    assert not bad.any(), "%d of %d elements over the bound; first at %s: got %r want %r (bound %r)" % (
+    assert not bad.any(), "%d of %d over the bound; first at %s: got %r want %r (bound %r)" % (
         bad.sum(), bad.size, np.argwhere(bad)[0], d[bad][0], ref[bad][0], bound[bad][0])
     return float((err / np.where(bound > 0, bound, 1)).max()) if err.size else 0.0
