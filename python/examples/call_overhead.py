@@ -1,7 +1,9 @@
 """The per-call overhead of gemmkit's Python binding over its C++ call, on the CPU: one small
 GEMM (n x n x n f32, row-major) called many times, best of R runs of N calls each, the C++
 program (call_overhead.cpp, built here with g++ when it is not given) and the Python loops in
-alternation so that both see the same machine.
+alternation so that both see the same machine. Two clocks: wall time, and the calling
+thread's CPU time (on a shared, loaded machine the wall time of both sides stretches with
+the share of a core the process gets; the thread's CPU time much less).
 
     python3 python/examples/call_overhead.py [--n 8] [--calls 20000] [--runs 9] [--cpp BINARY]
 """
@@ -33,18 +35,23 @@ def build_cpp(lib):
 
 
 def cpp_ns(exe, n, calls):
+    """{name: (wall ns, thread CPU ns)} of the C++ program's loops."""
     r = subprocess.run([exe, str(n), str(calls)], check=True, capture_output=True, text=True)
-    vals = dict(line.split()[:2] for line in r.stdout.splitlines() if "_ns " in line)
-    return float(vals["cpp_gemm_ns"]), float(vals["c_abi_gemm_ns"])
+    return {line.split()[0]: (float(line.split()[1]), float(line.split()[2]))
+            for line in r.stdout.splitlines() if "_ns " in line}
 
 
 def py_ns(f, calls):
+    """(wall ns, thread CPU ns) per call of a Python loop."""
     for _ in range(200):
         f()
+    c = time.thread_time()
     t = time.perf_counter()
     for _ in range(calls):
         f()
-    return (time.perf_counter() - t) / calls * 1e9
+    t = time.perf_counter() - t
+    c = time.thread_time() - c
+    return t / calls * 1e9, c / calls * 1e9
 
 
 def main():
@@ -70,20 +77,27 @@ def main():
         "ctypes gemmkit_gemm, packed": lambda: _lib.gemm(packed, pa, pb, None, pd, 1.0, 0.0, st),
         "numpy.matmul(a, b)": lambda: np.matmul(a, b),
     }
-    best = {k: float("inf") for k in list(loops) + ["C++ gemmkit::gemm", "C gemmkit_gemm"]}
+    inf = (float("inf"), float("inf"))
+    best = {k: inf for k in ["C++ gemmkit::gemm", "C gemmkit_gemm"] + list(loops)}
+
+    def keep(k, v):
+        best[k] = (min(best[k][0], v[0]), min(best[k][1], v[1]))
+
     for _ in range(args.runs):
-        cpp, cabi = cpp_ns(exe, n, args.calls)
-        best["C++ gemmkit::gemm"] = min(best["C++ gemmkit::gemm"], cpp)
-        best["C gemmkit_gemm"] = min(best["C gemmkit_gemm"], cabi)
+        cpp = cpp_ns(exe, n, args.calls)
+        keep("C++ gemmkit::gemm", cpp["cpp_gemm_ns"])
+        keep("C gemmkit_gemm", cpp["c_abi_gemm_ns"])
         for k, f in loops.items():
-            best[k] = min(best[k], py_ns(f, args.calls))
+            keep(k, py_ns(f, args.calls))
     assert (out == n).all()
     base = best["C++ gemmkit::gemm"]
-    print("%d x %d x %d f32, best of %d runs of %d calls; library %s"
-          % (n, n, n, args.runs, args.calls, gemmkit.library_path))
-    for k, v in best.items():
-        print("%-32s %8.0f ns/call   %+7.0f ns over C++" % (k, v, v - base))
-
+    print("%d x %d x %d f32, best of %d runs of %d calls; load average %s; library %s"
+          % (n, n, n, args.runs, args.calls, " ".join("%.1f" % x for x in os.getloadavg()),
+             gemmkit.library_path))
+    print("%-30s %10s %10s %12s %12s" % ("ns per call", "wall", "thread CPU", "wall - C++",
+                                         "CPU - C++"))
+    for k, (w, c) in best.items():
+        print("%-30s %10.0f %10.0f %+12.0f %+12.0f" % (k, w, c, w - base[0], c - base[1]))
 
 if __name__ == "__main__":
     main()
