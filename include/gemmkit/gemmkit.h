@@ -43,7 +43,11 @@ enum gemmkit_dtype {
   GEMMKIT_I32 = 9,
   GEMMKIT_E8M0 = 10
 };
-enum gemmkit_backend { GEMMKIT_BACKEND_AUTO = 0, GEMMKIT_BACKEND_CPU = 1, GEMMKIT_BACKEND_CUDA = 2 };
+enum gemmkit_backend {
+  GEMMKIT_BACKEND_AUTO = 0,
+  GEMMKIT_BACKEND_CPU = 1,
+  GEMMKIT_BACKEND_CUDA = 2
+};
 
 typedef struct gemmkit_matrix {
   int32_t dtype;  /* enum gemmkit_dtype */
