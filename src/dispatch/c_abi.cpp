@@ -165,6 +165,18 @@ int unexpected(gemmkit_status* out, const char* what) {
               out);
 }
 
+// Runs the body of an extern "C" function: no exception leaves it.
+template <class F>
+int guarded(gemmkit_status* status, F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return unexpected(status, e.what());
+  } catch (...) {
+    return unexpected(status, "?");
+  }
+}
+
 // A validated descriptor with defaulted lds, or the status naming the bad argument.
 gemmkit::Status valid_problem(const gemmkit_problem* p, Problem* out) {
   if (gemmkit::Status s = to_problem(p, out); !s) return s;
@@ -240,46 +252,34 @@ int gemmkit_abi_version(void) { return GEMMKIT_ABI_VERSION; }
 
 int gemmkit_gemm(const gemmkit_problem* p, const void* a, const void* b, const void* c, void* d,
                  double alpha, double beta, gemmkit_status* status) {
-  try {
+  return guarded(status, [&] {
     Problem pr;
     if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
     return fill(gemmkit::gemm(pr.desc, gemmkit::GemmArgs{a, b, c, d, alpha, beta}, pr.opt), status);
-  } catch (const std::exception& e) {
-    return unexpected(status, e.what());
-  } catch (...) {
-    return unexpected(status, "?");
-  }
+  });
 }
 
 int gemmkit_can_implement(const gemmkit_problem* p, gemmkit_status* status) {
-  try {
+  return guarded(status, [&] {
     Problem pr;
     if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
     return fill(gemmkit::can_implement(pr.desc, pr.opt), status);
-  } catch (const std::exception& e) {
-    return unexpected(status, e.what());
-  } catch (...) {
-    return unexpected(status, "?");
-  }
+  });
 }
 
 int gemmkit_workspace_size(const gemmkit_problem* p, size_t* bytes, gemmkit_status* status) {
-  try {
+  return guarded(status, [&] {
     if (bytes != nullptr) *bytes = 0;
     Problem pr;
     if (gemmkit::Status s = valid_problem(p, &pr); !s) return fill(s, status);
     if (bytes != nullptr) *bytes = gemmkit::workspace_size(pr.desc, pr.opt);
     return fill({}, status);
-  } catch (const std::exception& e) {
-    return unexpected(status, e.what());
-  } catch (...) {
-    return unexpected(status, "?");
-  }
+  });
 }
 
 int gemmkit_ledger_json(const gemmkit_problem* p, double beta, const char* request,
                         const char** json, gemmkit_status* status) {
-  try {
+  return guarded(status, [&] {
     if (json != nullptr) *json = "";
     Problem pr;
     if (gemmkit::Status s = valid_problem(p, &pr); !s) return fill(s, status);
@@ -293,16 +293,12 @@ int gemmkit_ledger_json(const gemmkit_problem* p, double beta, const char* reque
     g_ledger_json = rep.json.dump();
     if (json != nullptr) *json = g_ledger_json.c_str();
     return fill({}, status);
-  } catch (const std::exception& e) {
-    return unexpected(status, e.what());
-  } catch (...) {
-    return unexpected(status, "?");
-  }
+  });
 }
 
 int gemmkit_explain_json(const gemmkit_problem* p, double beta, const char** json,
                          gemmkit_status* status) {
-  try {
+  return guarded(status, [&] {
     if (json != nullptr) *json = "";
     Problem pr;
     if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
@@ -311,24 +307,16 @@ int gemmkit_explain_json(const gemmkit_problem* p, double beta, const char** jso
     g_explain_json = rep.json.dump();
     if (json != nullptr) *json = g_explain_json.c_str();
     return fill(rep.plan.status, status);
-  } catch (const std::exception& e) {
-    return unexpected(status, e.what());
-  } catch (...) {
-    return unexpected(status, "?");
-  }
+  });
 }
 
 int gemmkit_kernels_json(const char* pattern, const char** json, gemmkit_status* status) {
-  try {
+  return guarded(status, [&] {
     if (json != nullptr) *json = "";
     g_kernels_json = gemmkit::dispatch::kernels_json(pattern ? pattern : "all").dump();
     if (json != nullptr) *json = g_kernels_json.c_str();
     return fill({}, status);
-  } catch (const std::exception& e) {
-    return unexpected(status, e.what());
-  } catch (...) {
-    return unexpected(status, "?");
-  }
+  });
 }
 
 const char* gemmkit_last_error(void) { return g_last_error.c_str(); }

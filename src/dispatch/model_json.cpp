@@ -26,6 +26,16 @@ json constraints_json(const std::vector<lg::ConstraintRow>& rows) {
   return a;
 }
 
+// The problem ledger's headline figures, in the objects of both `ledger` and `explain`.
+void put_problem_figures(json& j, const lg::ProblemLedger& p) {
+  j["flops"] = p.flops;
+  j["min_bytes"] = p.min_bytes;
+  j["arithmetic_intensity"] = p.arithmetic_intensity;
+  j["ridge_point"] = p.ridge_point;
+  j["bound"] = p.bound();
+  j["t_floor_s"] = p.t_floor_s;
+}
+
 }  // namespace
 
 LedgerReport ledger_report(const GemmDesc& d, double beta, const LedgerRequest& r) {
@@ -63,22 +73,17 @@ LedgerReport ledger_report(const GemmDesc& d, double beta, const LedgerRequest& 
                   {"dtype_c", dtype_name(d.c.dtype)},
                   {"dtype_d", dtype_name(d.d.dtype)},
                   {"beta", beta}};
-  j["flops"] = p.flops;
-  j["min_bytes"] = p.min_bytes;
+  put_problem_figures(j, p);
   j["bytes"] = {{"a", p.a_bytes},
                 {"b", p.b_bytes},
                 {"c", p.c_bytes},
                 {"d", p.d_bytes},
                 {"scales", p.scale_bytes}};
-  j["arithmetic_intensity"] = p.arithmetic_intensity;
   j["peak_class"] = lg::peak_class_name(p.peak_class_used);
   j["peak_flops"] = p.peak_flops;
   j["dram_bytes_per_s"] = p.dram_bytes_per_s;
-  j["ridge_point"] = p.ridge_point;
-  j["bound"] = p.bound();
   j["t_compute_s"] = p.t_compute_s;
   j["t_memory_s"] = p.t_memory_s;
-  j["t_floor_s"] = p.t_floor_s;
 
   if (out.have_tile) {
     const lg::TileLedger& t = out.tile_ledger = lg::analyze_tile(d, tile, m, beta);
@@ -194,12 +199,7 @@ ExplainReport explain_report(const GemmDesc& desc, const Options& opt, double be
     } catch (const std::exception&) {
     }
     const ledger::Prediction pred = ledger::predict(d, beta, tile, machine);
-    j["flops"] = pl.flops;
-    j["min_bytes"] = pl.min_bytes;
-    j["arithmetic_intensity"] = pl.arithmetic_intensity;
-    j["ridge_point"] = pl.ridge_point;
-    j["bound"] = pl.bound();
-    j["t_floor_s"] = pl.t_floor_s;
+    put_problem_figures(j, pl);
     j["predicted_s"] = pred.total_s;
     j["limiter"] = pred.limiter;
   }
