@@ -1,8 +1,18 @@
 """gemmkit.gemm / gemmkit.matmul on torch CUDA tensors, against torch.matmul in f32 with the
 library's tolerance rules. Skipped without torch, without a CUDA device, or with a libgemmkit
-built without the CUDA backend. Run on the GPU machine (see README.md, Python)."""
+built without the CUDA backend. Run on the GPU machine (see README.md, Python), with pytest or,
+where the Python has none, as a script (tests/python/mini_pytest.py runs it)."""
 
-import pytest
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+if __name__ == "__main__":  # run as a script (where Python has no pytest): the small runner
+    sys.path.insert(0, HERE)
+    import mini_pytest as pytest
+else:
+    import pytest
 
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
@@ -153,3 +163,7 @@ def test_second_device():
     d = gemmkit.matmul(a, b)
     assert d.device == dev1
     check(d, a, b)
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main(globals()))
