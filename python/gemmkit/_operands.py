@@ -10,30 +10,40 @@ library cannot address it.
 
 import ctypes
 
-import numpy as np
-
 from . import _lib
 from ._errors import DTYPE_POSITIONS, argument_error
 
 try:
-    import ml_dtypes as _ml_dtypes
+    import numpy as np
 
-    BF16 = np.dtype(_ml_dtypes.bfloat16)
-except ImportError:  # bf16 numpy arrays need ml_dtypes
-    BF16 = None
+    _NDARRAY = np.ndarray
+except ImportError:  # torch alone (the GPU machine may have no numpy): tensors only
+    np = None
+    _NDARRAY = type("NoNumpy", (), {})
+
+BF16 = None
+if np is not None:
+    try:
+        import ml_dtypes as _ml_dtypes
+
+        BF16 = np.dtype(_ml_dtypes.bfloat16)
+    except ImportError:  # bf16 numpy arrays need ml_dtypes
+        pass
 
 try:  # torch is optional: CPU tensors and CUDA tensors when importable
     import torch as _torch
 except ImportError:
     _torch = None
 
-NUMPY_DTYPES = {
-    np.dtype(np.float64): "f64",
-    np.dtype(np.float32): "f32",
-    np.dtype(np.float16): "f16",
-    np.dtype(np.int8): "i8",
-    np.dtype(np.int32): "i32",
-}
+NUMPY_DTYPES = {}
+if np is not None:
+    NUMPY_DTYPES = {
+        np.dtype(np.float64): "f64",
+        np.dtype(np.float32): "f32",
+        np.dtype(np.float16): "f16",
+        np.dtype(np.int8): "i8",
+        np.dtype(np.int32): "i32",
+    }
 if BF16 is not None:
     NUMPY_DTYPES[BF16] = "bf16"
 NUMPY_OF = {v: k for k, v in NUMPY_DTYPES.items()}
@@ -64,9 +74,11 @@ def is_tensor(x):
 
 def dtype_name(t):
     """gemmkit's name of a numpy dtype, a torch dtype or a gemmkit name; None if unknown."""
+    if isinstance(t, str) and t in CODES and t != "default":
+        return t
+    if np is None:
+        return TORCH_DTYPES.get(t)
     if isinstance(t, str):
-        if t in CODES and t != "default":
-            return t
         try:
             t = np.dtype(t)
         except TypeError:
@@ -112,6 +124,8 @@ def _data_fast(x):
 
 
 def _probe():
+    if np is None:
+        return _data_slow
     base = np.zeros((5, 7))
     for x in (base, base[1:, 2:], base.T[3:], np.zeros(3, np.int8)[1:]):
         if _data_fast(x) != _data_slow(x):
@@ -167,7 +181,7 @@ def operand(x, name, output=False):
     object `ptr` points into, a copy when the original could not be addressed; device: the
     torch device, None for numpy). Copies only what cannot be addressed; an output is never
     copied (None instead)."""
-    if type(x) is np.ndarray:
+    if type(x) is _NDARRAY:
         dt = NUMPY_DTYPES.get(x.dtype)
         if dt is None:
             raise _dtype_error(x, name)
@@ -184,7 +198,7 @@ def operand(x, name, output=False):
                     ptr = _from_address(id(x) + _DATA_OFFSET).value if _FAST else _data_slow(x)
                     return (ptr, dt, COL, s1 // item, 0, None, rows, cols, x, None, CODES[dt])
         return _general(x, name, output, dt, None)
-    if isinstance(x, np.ndarray):  # a subclass
+    if isinstance(x, _NDARRAY):  # a subclass
         dt = NUMPY_DTYPES.get(x.dtype)
         if dt is None:
             raise _dtype_error(x, name)
@@ -229,6 +243,8 @@ def empty(like, shape, dtype_name_, device):
             raise argument_error("out_dtype", "torch has no dtype for %s" % dtype_name_)
         return _torch.empty(shape, dtype=t, device=device)
     t = NUMPY_OF.get(dtype_name_)
+    if np is None:
+        raise argument_error("out", "numpy is not installed: give torch tensors")
     if t is None:
         hint = " (bf16 needs ml_dtypes)" if dtype_name_ == "bf16" else ""
         raise argument_error("out_dtype", "numpy has no dtype for %s%s" % (dtype_name_, hint))
