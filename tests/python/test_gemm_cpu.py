@@ -279,6 +279,47 @@ def test_torch_cpu_tensors():
     check(gemmkit.matmul(a3, b.t().double()), a3, b.t(), out_dtype="f64", compute="f64")
 
 
+def test_torch_cpu_dtypes_views_batches_errors():
+    torch = pytest.importorskip("torch")
+    g = torch.Generator().manual_seed(SEED)
+
+    def r(*shape, dtype=torch.float32):
+        return (torch.rand(*shape, generator=g) * 2 - 1).to(dtype)
+
+    for dt, name in ((torch.bfloat16, "bf16"), (torch.float16, "f16")):
+        a, b = r(12, 7, dtype=dt), r(7, 5, dtype=dt)
+        d = gemmkit.matmul(a, b)
+        assert d.dtype == dt
+        check(d, a, b, out_dtype=name)
+        d = gemmkit.gemm(a, b, out_dtype=torch.float32)
+        check(d, a, b)
+    i8 = torch.randint(-8, 9, (9, 6), generator=g, dtype=torch.int8)
+    d = gemmkit.matmul(i8, i8.t())
+    assert d.dtype == torch.int32
+    check(d, i8, i8.t(), out_dtype="i32", compute="i32")
+    big = r(20, 30)
+    a = big[2:14, 3:10]  # padded ld: no copy
+    b = big[:, ::3][:7, :5]  # no unit stride: copied
+    check(gemmkit.matmul(a, b), a, b)
+    a3, b2 = r(4, 12, 7), r(7, 5)
+    check(gemmkit.matmul(a3, b2), a3, b2)
+    check(gemmkit.matmul(a3.transpose(1, 2).contiguous().transpose(1, 2), b2), a3, b2)
+    out = torch.full((12, 5), 3.0)
+    before = out.clone()
+    with pytest.raises(gemmkit.GemmArgumentError) as e:
+        gemmkit.gemm(a, b.t(), out=out)
+    assert e.value.arg == "b" and torch.equal(out, before)
+    with pytest.raises(gemmkit.GemmArgumentError) as e:
+        gemmkit.gemm(a, b, out=out, backend="cuda")
+    assert e.value.arg == "backend" and torch.equal(out, before)
+    with pytest.raises(gemmkit.GemmArgumentError) as e:
+        gemmkit.gemm(a.to(torch.complex64), b, out=out)
+    assert e.value.position == 22 and torch.equal(out, before)
+    outv = torch.zeros(24, 10)[::2, ::2]  # an output with no unit stride: result copied in
+    gemmkit.gemm(a, b, out=outv)
+    check(outv, a, b)
+
+
 # ---- the model ----
 
 
