@@ -39,7 +39,7 @@ def _device(ops, names):
     for op, name in zip(ops, names):
         if op is None:
             continue
-        d = op[9] if op[9] is not None and op[9].type == "cuda" else None
+        d = op[9]
         if first is None:
             dev, first = d, name
         elif d != dev:
@@ -115,7 +115,7 @@ def gemm(
     else:
         batch = _batch((A, B, C), ("a", "b", "c"))
     if A[9] is None and B[9] is None and (C is None or C[9] is None):
-        dev = None  # numpy arrays
+        dev = None  # host memory
     else:
         dev = _device((A, B, C), ("a", "b", "c"))
     shape = (m, n) if batch is None else (batch, m, n)

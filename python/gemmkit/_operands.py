@@ -179,7 +179,7 @@ def operand(x, name, output=False):
         (ptr, dtype, layout, ld, batch_stride, batch, rows, cols, keep, device, code)
     (dtype: gemmkit's name, code: its enum gemmkit_dtype; batch: None for 2-D; keep: the
     object `ptr` points into, a copy when the original could not be addressed; device: the
-    torch device, None for numpy). Copies only what cannot be addressed; an output is never
+    torch CUDA device, None for host memory). Copies only what cannot be addressed; an output is never
     copied (None instead)."""
     if type(x) is _NDARRAY:
         dt = NUMPY_DTYPES.get(x.dtype)
@@ -207,7 +207,17 @@ def operand(x, name, output=False):
         dt = TORCH_DTYPES.get(x.dtype)
         if dt is None:
             raise _dtype_error(x, name)
-        return _general(x, name, output, dt, x.device)
+        device = x.device if x.is_cuda else None  # None: host memory
+        shape = x.shape
+        if len(shape) == 2:  # the common case, inline (strides are in elements already)
+            rows, cols = shape
+            s0, s1 = x.stride()
+            if rows > 1 and cols > 1 and s0 > 0 and s1 > 0:
+                if s1 == 1 and s0 >= cols:
+                    return (x.data_ptr(), dt, ROW, s0, 0, None, rows, cols, x, device, CODES[dt])
+                if s0 == 1 and s1 >= rows:
+                    return (x.data_ptr(), dt, COL, s1, 0, None, rows, cols, x, device, CODES[dt])
+        return _general(x, name, output, dt, device)
     raise argument_error(name, "expected a numpy array or a torch tensor, got %s"
                          % type(x).__name__)
 
@@ -231,7 +241,7 @@ def _general(x, name, output, dt, device):
             return None
         x = copy(x)
         rows, cols, batch, lay, ld, sb = _describe(tuple(x.shape), _strides(x), name)
-    ptr = x.data_ptr() if device is not None else data_pointer(x)
+    ptr = x.data_ptr() if is_tensor(x) else data_pointer(x)
     return (ptr, dt, lay, ld, sb, batch, rows, cols, x, device, CODES[dt])
 
 
