@@ -77,6 +77,14 @@ def main():
         "ctypes gemmkit_gemm, packed": lambda: _lib.gemm(packed, pa, pb, None, pd, 1.0, 0.0, st),
         "numpy.matmul(a, b)": lambda: np.matmul(a, b),
     }
+    try:  # torch tensors on the CPU, when torch is there
+        import torch
+
+        ta, tb, tout = (torch.from_numpy(x) for x in (a, b, out))
+        loops["gemmkit.gemm on torch CPU tensors"] = lambda: gemmkit.gemm(ta, tb, out=tout)
+        loops["torch.matmul(a, b, out=out)"] = lambda: torch.matmul(ta, tb, out=tout)
+    except ImportError:
+        pass
     inf = (float("inf"), float("inf"))
     best = {k: inf for k in ["C++ gemmkit::gemm", "C gemmkit_gemm"] + list(loops)}
 
@@ -94,10 +102,10 @@ def main():
     print("%d x %d x %d f32, best of %d runs of %d calls; load average %s; library %s"
           % (n, n, n, args.runs, args.calls, " ".join("%.1f" % x for x in os.getloadavg()),
              gemmkit.library_path))
-    print("%-30s %10s %10s %12s %12s" % ("ns per call", "wall", "thread CPU", "wall - C++",
+    print("%-36s %10s %10s %12s %12s" % ("ns per call", "wall", "thread CPU", "wall - C++",
                                          "CPU - C++"))
     for k, (w, c) in best.items():
-        print("%-30s %10.0f %10.0f %+12.0f %+12.0f" % (k, w, c, w - base[0], c - base[1]))
+        print("%-36s %10.0f %10.0f %+12.0f %+12.0f" % (k, w, c, w - base[0], c - base[1]))
 
 if __name__ == "__main__":
     main()
