@@ -193,6 +193,11 @@ def gemm(
               cm[10], cm[2], cm[3], cm[4], D[10], D[2], D[3], D[4],
               be, 0, 0, 1, ctypes.addressof(name) if name is not None else 0, stream, ws,
               ws_bytes)
+    try:  # numpy and torch scalars too; c_double takes only float and int
+        alpha, beta = float(alpha), float(beta)
+    except (TypeError, ValueError):
+        bad = "alpha" if not isinstance(alpha, float) else "beta"
+        raise argument_error(bad, "is not a real number: %r" % (alpha if bad == "alpha" else beta,))
     st = _status()
     cp = C[0] if C is not None else None
     if dev is not None and dev.index is not None and dev.index != _torch.cuda.current_device():

@@ -225,6 +225,9 @@ def test_errors_name_the_argument_and_leave_out_untouched():
     expect_error(lambda: g(a, b, out=ro), "out", 14)
     expect_error(lambda: g(a, b, out=out, backend="cuda"), "backend", 28, out=out)
     expect_error(lambda: g(a, b, out=out, backend="tpu"), "backend", 28, out=out)
+    expect_error(lambda: g(a, b, out=out, alpha="x"), "alpha", 6, out=out)
+    expect_error(lambda: g(a, b, out=out, beta=1j), "beta", 11, out=out)
+    check(g(a, b, alpha=np.float32(0.5)), a, b, alpha=0.5)  # numpy scalars are fine
     c_bad = rand(rng, (8, 4), "f32")
     expect_error(lambda: g(a, b, c_bad, beta=1.0, out=out), "c", 12, out=out)
     a3, b3 = rand(rng, (3, 8, 6), "f32"), rand(rng, (2, 6, 5), "f32")
