@@ -179,8 +179,8 @@ def operand(x, name, output=False):
         (ptr, dtype, layout, ld, batch_stride, batch, rows, cols, keep, device, code)
     (dtype: gemmkit's name, code: its enum gemmkit_dtype; batch: None for 2-D; keep: the
     object `ptr` points into, a copy when the original could not be addressed; device: the
-    torch CUDA device, None for host memory). Copies only what cannot be addressed; an output is never
-    copied (None instead)."""
+    torch CUDA device, None for host memory). Copies only what cannot be addressed; an output
+    is never copied (None instead)."""
     if type(x) is _NDARRAY:
         dt = NUMPY_DTYPES.get(x.dtype)
         if dt is None:
@@ -207,7 +207,13 @@ def operand(x, name, output=False):
         dt = TORCH_DTYPES.get(x.dtype)
         if dt is None:
             raise _dtype_error(x, name)
-        device = x.device if x.is_cuda else None  # None: host memory
+        if x.is_cuda:
+            device = x.device
+        elif x.is_cpu:
+            device = None  # host memory
+        else:
+            raise argument_error(name, "is on %s: gemmkit takes host memory and CUDA devices"
+                                 % x.device)
         shape = x.shape
         if len(shape) == 2:  # the common case, inline (strides are in elements already)
             rows, cols = shape

@@ -318,6 +318,9 @@ def test_torch_cpu_dtypes_views_batches_errors():
     with pytest.raises(gemmkit.GemmArgumentError) as e:
         gemmkit.gemm(a.to(torch.complex64), b, out=out)
     assert e.value.position == 22 and torch.equal(out, before)
+    with pytest.raises(gemmkit.GemmArgumentError) as e:
+        gemmkit.gemm(a, b.to("meta"), out=out)  # neither host memory nor a CUDA device
+    assert e.value.arg == "b" and torch.equal(out, before)
     outv = torch.zeros(24, 10)[::2, ::2]  # an output with no unit stride: result copied in
     gemmkit.gemm(a, b, out=outv)
     check(outv, a, b)
