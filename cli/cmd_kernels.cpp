@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
-#include "dispatch/registry.hpp"
+#include "dispatch/model_json.hpp"
 
 namespace gemmkit::cli {
 
@@ -13,11 +13,9 @@ void add_kernels_command(CLI::App& app) {
   cmd->add_option("pattern", *pattern, "glob over kernel names")->capture_default_str();
   cmd->callback([pattern] {
     for (const dispatch::KernelInfo* k : dispatch::registry().match(*pattern)) {
-      const char* role = k->role == dispatch::KernelRole::Production ? "production"
-                         : k->role == dispatch::KernelRole::Ladder   ? "ladder"
-                                                                      : "reference";
+      const std::string role(dispatch::kernel_role_name(k->role));
       std::printf("%-32s %-5s %-10s %s\n", k->name.c_str(),
-                  std::string(backend_name(k->backend)).c_str(), role, k->config.c_str());
+                  std::string(backend_name(k->backend)).c_str(), role.c_str(), k->config.c_str());
     }
   });
 }

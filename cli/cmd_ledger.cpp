@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/problem_options.hpp"
+#include "dispatch/model_json.hpp"
 #include "ledger/ledger.hpp"
 
 namespace gemmkit::cli {
@@ -82,19 +83,6 @@ std::vector<lg::GroupShape> parse_groups(const std::string& s) {
     g.push_back(shape);
   }
   return g;
-}
-
-json constraints_json(const std::vector<lg::ConstraintRow>& rows) {
-  json a = json::array();
-  for (const auto& r : rows)
-    a.push_back({{"table", r.table},
-                 {"item", r.item},
-                 {"formula", r.formula},
-                 {"value", r.value},
-                 {"limit", r.limit},
-                 {"pass", r.pass},
-                 {"note", r.note}});
-  return a;
 }
 
 void print_constraints(const std::vector<lg::ConstraintRow>& rows) {
@@ -181,137 +169,34 @@ void run_ledger(const LedgerOptions& o) {
   }
   const GemmDesc d = o.problem.desc();
   const double beta = o.problem.beta;
-  const lg::ProblemLedger p = lg::analyze(d, beta, m);
-
-  const bool have_tile = !o.tile.empty();
-  lg::TileConfig tile = lg::default_tile_config(d, m);
+  dispatch::LedgerReport rep;
   try {
-    if (have_tile) tile = lg::parse_tile_config(o.tile, tile);
-  } catch (const std::exception& e) {
-    throw CLI::ValidationError("--tile", e.what());
+    rep = dispatch::ledger_report(
+        d, beta,
+        {.machine = o.machine,
+         .tile = o.tile,
+         .stages = o.stages,
+         .threads = o.threads,
+         .split_k = o.split_k,
+         .l0k = o.l0k,
+         .count_reads = o.count_reads,
+         .ascend = o.ascend,
+         .variant = o.variant,
+         .groups = o.variant ? parse_groups(o.groups) : std::vector<lg::GroupShape>{}});
+  } catch (const dispatch::RequestError& e) {
+    throw CLI::ValidationError("--" + e.field(), e.what());
   }
-  if (o.stages > 0) tile.stages = o.stages;
-  if (o.threads > 0) tile.threads = o.threads;
-  if (o.split_k > 0) tile.split_k = o.split_k;
-  tile.acc = d.compute;
-
-  json j;
-  j["machine"] = m.name;
-  j["machine_kind"] = m.kind;
-  j["modelled_only"] = m.modelled_only;
-  j["problem"] = {{"m", d.m},
-                  {"n", d.n},
-                  {"k", d.k},
-                  {"batch", d.batch},
-                  {"dtype_a", dtype_name(d.a.dtype)},
-                  {"dtype_b", dtype_name(d.b.dtype)},
-                  {"dtype_c", dtype_name(d.c.dtype)},
-                  {"dtype_d", dtype_name(d.d.dtype)},
-                  {"beta", beta}};
-  j["flops"] = p.flops;
-  j["min_bytes"] = p.min_bytes;
-  j["bytes"] = {{"a", p.a_bytes},
-                {"b", p.b_bytes},
-                {"c", p.c_bytes},
-                {"d", p.d_bytes},
-                {"scales", p.scale_bytes}};
-  j["arithmetic_intensity"] = p.arithmetic_intensity;
-  j["peak_class"] = lg::peak_class_name(p.peak_class_used);
-  j["peak_flops"] = p.peak_flops;
-  j["dram_bytes_per_s"] = p.dram_bytes_per_s;
-  j["ridge_point"] = p.ridge_point;
-  j["bound"] = p.bound();
-  j["t_compute_s"] = p.t_compute_s;
-  j["t_memory_s"] = p.t_memory_s;
-  j["t_floor_s"] = p.t_floor_s;
-
-  lg::TileLedger t;
-  if (have_tile) {
-    t = lg::analyze_tile(d, tile, m, beta);
-    j["tile"] = {{"block_m", tile.block_m},
-                 {"block_n", tile.block_n},
-                 {"block_k", tile.block_k},
-                 {"stages", tile.stages},
-                 {"threads", tile.threads},
-                 {"split_k", tile.split_k},
-                 {"smem_bytes_per_stage", t.smem_bytes_per_stage},
-                 {"smem_bytes", t.smem_bytes},
-                 {"acc_regs_per_thread", t.acc_regs_per_thread},
-                 {"regs_per_thread", t.regs_per_thread},
-                 {"blocks_per_sm", t.blocks_per_sm},
-                 {"blocks_by_smem", t.blocks_by_smem},
-                 {"blocks_by_regs", t.blocks_by_regs},
-                 {"blocks_by_threads", t.blocks_by_threads},
-                 {"occupancy_limiter", t.occupancy_limiter},
-                 {"occupancy", t.occupancy},
-                 {"dram_bytes", t.dram_bytes},
-                 {"dram_read_bytes", t.dram_read_bytes},
-                 {"dram_write_bytes", t.dram_write_bytes},
-                 {"split_k_write_bytes", t.split_k_write_bytes},
-                 {"tiles", t.tiles},
-                 {"work_units", t.work_units},
-                 {"concurrent_blocks", t.concurrent},
-                 {"waves", t.waves},
-                 {"waves_ceil", t.waves_ceil},
-                 {"tail_efficiency", t.tail_efficiency},
-                 {"fits", t.fits},
-                 {"constraints", constraints_json(t.constraints)}};
-  }
-  const lg::Prediction pr = lg::predict(d, beta, tile, m);
-  {
-    json terms = json::object();
-    for (const auto& term : pr.terms) terms[term.name] = term.seconds;
-    j["prediction"] = {{"tile", lg::to_string(tile)},
-                       {"terms_s", terms},
-                       {"dram_bytes", pr.dram_bytes},
-                       {"total_s", pr.total_s},
-                       {"limiter", pr.limiter}};
-  }
-  lg::ReadCounts rc, naive = lg::logical_reads(d.m, d.n, d.k, 1, 1);
-  if (o.count_reads) {
-    const std::int64_t tm = have_tile ? tile.block_m : 1, tn = have_tile ? tile.block_n : 1;
-    rc = lg::logical_reads(d.m, d.n, d.k, tm, tn);
-    j["reads"] = rc.reads;
-    j["writes"] = rc.writes;
-    j["read_counts"] = {{"tile_m", tm},
-                        {"tile_n", tn},
-                        {"reads_a", rc.reads_a},
-                        {"reads_b", rc.reads_b},
-                        {"naive_reads", naive.reads},
-                        {"naive_read_bytes", naive.reads_a * lg::element_bytes(d.a.dtype) +
-                                                 naive.reads_b * lg::element_bytes(d.b.dtype)}};
-  }
-  lg::AscendLedger asc;
-  lg::Machine asc_machine = m.kind == "npu" ? m : *lg::find_machine("ascend-910b");
-  lg::AscendTile at;
-  if (o.ascend) {
-    at = have_tile ? lg::ascend_tile_from(tile, o.l0k) : lg::AscendTile{};
-    if (!have_tile && o.l0k > 0) at.k0 = o.l0k;
-    at.in_bytes = lg::element_bytes(d.a.dtype);
-    asc = lg::analyze_ascend(d, at, asc_machine);
-    j["ascend"] = {{"machine", asc_machine.name},
-                   {"l1_tile", {at.m1, at.n1, at.k1}},
-                   {"l0_tile", {at.m0, at.n0, at.k0}},
-                   {"l1_bytes", asc.l1_bytes},
-                   {"l0a_bytes", asc.l0a_bytes},
-                   {"l0b_bytes", asc.l0b_bytes},
-                   {"l0c_bytes", asc.l0c_bytes},
-                   {"fits", asc.fits},
-                   {"blocks", asc.blocks},
-                   {"read_bytes", asc.read_bytes},
-                   {"write_bytes", asc.write_bytes},
-                   {"swizzle_offset", asc.swizzle.offset},
-                   {"swizzle_direction", asc.swizzle.direction},
-                   {"constraints", constraints_json(asc.constraints)},
-                   {"note", asc.note}};
-  }
-  lg::VariantChoice vc;
-  if (o.variant) {
-    vc = lg::choose_variant(d, m, tile, parse_groups(o.groups));
-    j["variant"] = lg::variant_name(vc.variant);
-    j["reason"] = vc.reason;
-    j["split"] = vc.split;
-  }
+  json& j = rep.json;
+  const lg::ProblemLedger& p = rep.problem;
+  const bool have_tile = rep.have_tile;
+  const lg::TileConfig& tile = rep.tile;
+  const lg::TileLedger& t = rep.tile_ledger;
+  const lg::Prediction& pr = rep.prediction;
+  const lg::ReadCounts &rc = rep.reads, &naive = rep.naive_reads;
+  const lg::Machine& asc_machine = rep.ascend_machine;
+  const lg::AscendTile& at = rep.ascend_tile;
+  const lg::AscendLedger& asc = rep.ascend;
+  const lg::VariantChoice& vc = rep.variant;
   if (!o.roofline.empty()) {
     std::vector<lg::RooflinePoint> pts;
     pts.push_back({lg::RooflinePoint::Kind::Problem,

@@ -3,7 +3,8 @@
 # The CUDA toolkit is not a Debian package here: the CUDA backend is built when nvcc is found.
 set -euo pipefail
 pkgs=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libcli11-dev nlohmann-json3-dev
-      libopenblas-dev libblas-dev libblas3)
+      libopenblas-dev libblas-dev libblas3
+      python3-numpy python3-pytest python3-setuptools python3-pip)  # the Python package
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -24,6 +24,95 @@ int gemmkit_dgemm(int layout, int transa, int transb, int64_t m, int64_t n, int6
                   double alpha, const double* a, int64_t lda, const double* b, int64_t ldb,
                   double beta, double* c, int64_t ldc);
 
+/* ---- The full problem description (mirrors gemmkit::GemmDesc and gemmkit::Options) ----
+ * D = alpha * op(A) * op(B) + beta * C, `batch` times, each operand `batch_stride` elements
+ * after the previous one (0 broadcasts A, B or C). ld = 0 means packed, as in the C++ API.
+ * Callers set `abi_version` to GEMMKIT_ABI_VERSION; a mismatch is refused (-NotSupported). */
+#define GEMMKIT_ABI_VERSION 1
+
+enum gemmkit_dtype {
+  GEMMKIT_DTYPE_DEFAULT = 0, /* compute only: f64 for f64 inputs, i32 for ints, else f32 */
+  GEMMKIT_F64 = 1,
+  GEMMKIT_F32 = 2,
+  GEMMKIT_F16 = 3,
+  GEMMKIT_BF16 = 4,
+  GEMMKIT_E4M3 = 5,
+  GEMMKIT_E5M2 = 6,
+  GEMMKIT_I8 = 7,
+  GEMMKIT_I4 = 8,
+  GEMMKIT_I32 = 9,
+  GEMMKIT_E8M0 = 10
+};
+enum gemmkit_backend {
+  GEMMKIT_BACKEND_AUTO = 0,
+  GEMMKIT_BACKEND_CPU = 1,
+  GEMMKIT_BACKEND_CUDA = 2
+};
+
+typedef struct gemmkit_matrix {
+  int32_t dtype;  /* enum gemmkit_dtype */
+  int32_t layout; /* GEMMKIT_ROW_MAJOR or GEMMKIT_COL_MAJOR */
+  int64_t ld;
+  int64_t batch_stride;
+} gemmkit_matrix;
+
+typedef struct gemmkit_problem {
+  int32_t abi_version;      /* GEMMKIT_ABI_VERSION */
+  int32_t trans_a, trans_b; /* GEMMKIT_NO_TRANS / GEMMKIT_TRANS */
+  int32_t compute;          /* enum gemmkit_dtype; GEMMKIT_DTYPE_DEFAULT derives it */
+  int64_t m, n, k;
+  int64_t batch; /* 1 for one GEMM */
+  gemmkit_matrix a, b, c, d;
+  /* options */
+  int32_t backend;        /* enum gemmkit_backend */
+  int32_t threads;        /* CPU threads; 0 = all cores */
+  int32_t split_k;        /* 0 = the planner's choice */
+  int32_t allow_fallback; /* nonzero: misaligned operands may take a slower path */
+  const char* kernel;     /* a registered kernel by name, or NULL for the planner */
+  void* stream;           /* cudaStream_t for the CUDA backend (NULL: the default stream) */
+  void* workspace;        /* device memory for CUDA, host memory for the CPU */
+  size_t workspace_bytes;
+} gemmkit_problem;
+
+/* The outcome of a call. `position` is what the int return value says (0, the argument's
+ * position, or -code); `arg_name` is the argument's name ("lda", "stride_b", ...; "" for
+ * none); `message` is the human-readable text with file:line. Both strings are the library's
+ * and stay valid until the next call on this thread. */
+typedef struct gemmkit_status {
+  int32_t code;     /* gemmkit::StatusCode: 0 Success, 1 InvalidValue, 2 NotSupported, ... */
+  int32_t arg;      /* gemmkit::Arg: 1-based argument position (netlib numbering), 0 for none */
+  int32_t position; /* the return value */
+  int32_t reserved;
+  const char* arg_name;
+  const char* message;
+} gemmkit_status;
+
+int gemmkit_abi_version(void);
+
+/* D = alpha * op(A) * op(B) + beta * C with the full description. Return value as above;
+ * `status` (may be NULL) receives the details. On any non-zero return no output byte has
+ * changed and nothing was launched. */
+int gemmkit_gemm(const gemmkit_problem* p, const void* a, const void* b, const void* c, void* d,
+                 double alpha, double beta, gemmkit_status* status);
+/* Validates the problem and asks the planner for a kernel; touches no memory. */
+int gemmkit_can_implement(const gemmkit_problem* p, gemmkit_status* status);
+/* Bytes of workspace the planned kernel needs (0 for most) into *bytes. */
+int gemmkit_workspace_size(const gemmkit_problem* p, size_t* bytes, gemmkit_status* status);
+
+/* ---- The model as JSON (the objects `gemmkit ledger --json`, `gemmkit explain --json` and
+ * `gemmkit kernels` describe). *json receives a string owned by the library, valid until the
+ * next call of the same function on this thread. */
+/* request: a JSON object with any of "machine" (default "h200"), "tile", "stages", "threads",
+ * "split_k", "l0k", "count_reads", "ascend", "variant", "groups" ([[m,n,k],...]); NULL = {}. */
+int gemmkit_ledger_json(const gemmkit_problem* p, double beta, const char* request,
+                        const char** json, gemmkit_status* status);
+/* The return value and `status` are the plan's (as gemmkit_can_implement); *json is filled
+ * either way once the struct is readable, its "status" saying the same in words. */
+int gemmkit_explain_json(const gemmkit_problem* p, double beta, const char** json,
+                         gemmkit_status* status);
+/* A JSON array of {name, backend, role, config, priority, variant}; pattern NULL = "all". */
+int gemmkit_kernels_json(const char* pattern, const char** json, gemmkit_status* status);
+
 /* Message of the last failed call on this thread ("" after a success). */
 const char* gemmkit_last_error(void);
 /* Name of a status code (0 = "Success"). */
