@@ -95,18 +95,21 @@ template <>
 struct OutPair<float> {
   using V = float2;
   __device__ static V pack(float x, float y) { return make_float2(x, y); }
+  __device__ static float one(float x) { return x; }
   __device__ static float2 unpack(V v) { return v; }
 };
 template <>
 struct OutPair<__half> {
   using V = __half2;
   __device__ static V pack(float x, float y) { return __floats2half2_rn(x, y); }
+  __device__ static __half one(float x) { return __float2half_rn(x); }
   __device__ static float2 unpack(V v) { return __half22float2(v); }
 };
 template <>
 struct OutPair<__nv_bfloat16> {
   using V = __nv_bfloat162;
   __device__ static V pack(float x, float y) { return __floats2bfloat162_rn(x, y); }
+  __device__ static __nv_bfloat16 one(float x) { return __float2bfloat16_rn(x); }
   __device__ static float2 unpack(V v) { return __bfloat1622float2(v); }
 };
 
@@ -195,6 +198,45 @@ __device__ __forceinline__ void store_tile_pairs(const Params& p, int64_t l,
     }
 }
 
+// Any tile of a D whose rows are contiguous (s_col == 1), at any alignment and at the edges:
+// the output type resolved once, a pointer per row, pairs stored at once where the row start
+// allows, single elements otherwise (a leading dimension that is not a multiple of 8, a D
+// that starts off a pair boundary). C, when read, may be of another type.
+template <class OutT, int MI, int NI>
+__device__ __forceinline__ void store_tile_rows(const Params& p, int64_t l,
+                                                const float (&acc)[MI][NI][4], int64_t row0,
+                                                int64_t col0, int lane) {
+  using P = OutPair<OutT>;
+  const int g = lane / 4, t = lane % 4;
+  OutT* const d = static_cast<OutT*>(p.d.ptr) + l * p.d.batch_stride;
+#pragma unroll
+  for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int64_t row = row0 + mi * 16 + g + h * 8;
+      if (row >= p.m) continue;
+      OutT* const dr = d + row * p.d.s_row;  // columns are even: pairs align with the row
+      const bool paired = reinterpret_cast<std::uintptr_t>(dr) % sizeof(typename P::V) == 0;
+#pragma unroll
+      for (int ni = 0; ni < NI; ++ni) {
+        const int64_t col = col0 + ni * 8 + 2 * t;
+        if (col >= p.n) continue;
+        const float x = epilogue_value(p, l, row, col, acc[mi][ni][2 * h]);
+        if (col + 1 >= p.n) {
+          dr[col] = P::one(x);
+          continue;
+        }
+        const float y = epilogue_value(p, l, row, col + 1, acc[mi][ni][2 * h + 1]);
+        if (paired) {
+          *reinterpret_cast<typename P::V*>(dr + col) = P::pack(x, y);
+        } else {
+          dr[col] = P::one(x);
+          dr[col + 1] = P::one(y);
+        }
+      }
+    }
+}
+
 // Stores a warp's accumulators whose top-left output is (row0, col0): mma tile (mi, ni)
 // holds rows g and g + 8, columns 2t and 2t + 1 of its 16 x 8 block (g = lane/4, t = lane%4).
 template <int MI, int NI>
@@ -213,6 +255,16 @@ __device__ __forceinline__ void store_accumulators(const Params& p, int64_t l,
       default:
         return quads ? store_tile_pairs<__nv_bfloat16, NI % 4 == 0>(p, l, acc, row0, col0, lane)
                      : store_tile_pairs<__nv_bfloat16, false>(p, l, acc, row0, col0, lane);
+    }
+  }
+  if (p.d.s_col == 1) {
+    switch (p.d.type) {
+      case OutType::F32:
+        return store_tile_rows<float>(p, l, acc, row0, col0, lane);
+      case OutType::F16:
+        return store_tile_rows<__half>(p, l, acc, row0, col0, lane);
+      default:
+        return store_tile_rows<__nv_bfloat16>(p, l, acc, row0, col0, lane);
     }
   }
   const int g = lane / 4, t = lane % 4;
