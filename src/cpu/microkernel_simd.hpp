@@ -3,9 +3,11 @@
 // of the B micro-panel, broadcasts MR values of the A micro-panel and issues MR * NV FMAs.
 // Full tiles with unit-stride D (and C) rows are written back from registers; every other
 // tile goes through a small temporary tile and the scalar epilogue, so the kernel never
-// handles a partial tile itself.
+// handles a partial tile itself. A bf16 / fp16 C or D is widened / narrowed in registers by the
+// traits' load_bf16, load_f16, store_bf16, store_f16 (f32 only).
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/epilogue.hpp"
 #include "cpu/isa_namespace.hpp"
@@ -31,8 +33,8 @@ struct SimdKernel {
     // epilogue on a cache miss (large power-of-two row strides make it worse).
     if (e.fast) {
       for (int i = 0; i < MR; ++i) {
-        const char* row = reinterpret_cast<const char*>(e.d + i * e.sd.row);
-        for (int off = 0; off < kNR * static_cast<int>(sizeof(T)); off += 64)
+        const char* row = static_cast<const char*>(stored_at<T>(e.d_as, e.d, i * e.sd.row));
+        for (int off = 0; off < kNR * stored_bytes<T>(e.d_as); off += 64)
           __builtin_prefetch(row + off, 1, 3);
       }
     }
@@ -51,12 +53,12 @@ struct SimdKernel {
     }
 
     // Epilogue.
-    if (e.fast) {
+    if (e.fast && e.native()) {
       const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta);
 #pragma GCC unroll 32
       for (int i = 0; i < MR; ++i) {
-        T* d = e.d + i * e.sd.row;
-        const T* c = e.c + i * e.sc.row;
+        T* d = static_cast<T*>(e.d) + i * e.sd.row;
+        const T* c = static_cast<const T*>(e.c) + i * e.sc.row;
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) {
           typename V::Reg r = V::mul(alpha, acc[i][v]);
@@ -66,10 +68,55 @@ struct SimdKernel {
       }
       return;
     }
+    if constexpr (std::is_same_v<T, float>) {
+      if (e.fast) {  // bf16 / fp16 C or D: the same arithmetic, widened and narrowed in registers
+        with_stored<T>(e.d_as, [&](auto da) {
+          with_stored<T>(e.read_c ? e.c_as : Stored::Native, [&](auto ca) {
+            write_stored<decltype(da)::value, decltype(ca)::value>(acc, e);
+          });
+        });
+        return;
+      }
+    }
     alignas(64) T tmp[MR * kNR];  // (MR, NR) temporary tile for edges and strided outputs
     for (int i = 0; i < MR; ++i)
       for (int v = 0; v < NV; ++v) V::storeu(tmp + i * kNR + v * V::W, acc[i][v]);
     epilogue_tile<kNR>(tmp, e);
+  }
+
+  // Vectors of C and D stored as S.
+  template <Stored S>
+  static typename V::Reg load_as(const void* base, std::int64_t idx) {
+    if constexpr (S == Stored::Bf16)
+      return V::load_bf16(static_cast<const std::uint16_t*>(base) + idx);
+    else if constexpr (S == Stored::F16)
+      return V::load_f16(static_cast<const std::uint16_t*>(base) + idx);
+    else
+      return V::loadu(static_cast<const T*>(base) + idx);
+  }
+  template <Stored S>
+  static void store_as(void* base, std::int64_t idx, typename V::Reg r) {
+    if constexpr (S == Stored::Bf16)
+      V::store_bf16(static_cast<std::uint16_t*>(base) + idx, r);
+    else if constexpr (S == Stored::F16)
+      V::store_f16(static_cast<std::uint16_t*>(base) + idx, r);
+    else
+      V::storeu(static_cast<T*>(base) + idx, r);
+  }
+
+  // The register write-back of a full unit-stride tile with D stored as DA and C as CA.
+  template <Stored DA, Stored CA>
+  static void write_stored(const typename V::Reg (&acc)[MR][NV], const Epi<T>& e) {
+    const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta);
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        typename V::Reg r = V::mul(alpha, acc[i][v]);
+        if (e.read_c) r = V::fma(beta, load_as<CA>(e.c, i * e.sc.row + v * V::W), r);
+        store_as<DA>(e.d, i * e.sd.row + v * V::W, r);
+      }
+    }
   }
 };
 

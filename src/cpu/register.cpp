@@ -41,12 +41,14 @@ Status check_isa(Isa isa) {
                        std::string("this CPU lacks ") + cpu::isa_name(isa));
 }
 
-bool is_sgemm_input(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
+// The 32- and 16-bit floats: A and B convert while packing, C and D in the write-back (bf16 /
+// fp16 rounded to nearest even, from the f32 result).
+bool is_f32_family(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
 
 Status sgemm_supports(const GemmDesc& d) {
-  if (d.compute != DType::F32 || d.c.dtype != DType::F32 || d.d.dtype != DType::F32 ||
-      !is_sgemm_input(d.a.dtype) || !is_sgemm_input(d.b.dtype))
-    return GEMMKIT_UNSUPPORTED("sgemm takes f32/bf16/f16 A and B, f32 C, D and accumulate");
+  if (d.compute != DType::F32 || !is_f32_family(d.a.dtype) || !is_f32_family(d.b.dtype) ||
+      !is_f32_family(d.c.dtype) || !is_f32_family(d.d.dtype))
+    return GEMMKIT_UNSUPPORTED("sgemm takes f32/bf16/f16 A, B, C and D with f32 accumulate");
   return {};
 }
 Status dgemm_supports(const GemmDesc& d) {
@@ -62,9 +64,13 @@ Status igemm_supports(const GemmDesc& d) {
     return GEMMKIT_UNSUPPORTED("igemm: K >= 2^17 could overflow the i32 accumulator");
   return {};
 }
+// A and B as the accumulate type (the GEMV and split-K read them unconverted); C and D too, or
+// bf16 / fp16 next to an f32 accumulator.
 Status same_float(const GemmDesc& d) {
-  if (!cpu::all_dtype(d, DType::F32) && !cpu::all_dtype(d, DType::F64))
-    return GEMMKIT_UNSUPPORTED("takes all-f32 or all-f64 problems");
+  const bool f32 = d.compute == DType::F32 && d.a.dtype == DType::F32 && d.b.dtype == DType::F32 &&
+                   is_f32_family(d.c.dtype) && is_f32_family(d.d.dtype);
+  if (!f32 && !cpu::all_dtype(d, DType::F64))
+    return GEMMKIT_UNSUPPORTED("takes f32 A and B with f32/bf16/f16 C and D, or all-f64 problems");
   return {};
 }
 
@@ -105,7 +111,7 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
         "f32: " + s_blocks + "; f64: " + d_blocks + "; i8->i32 " + tile_name(k.igemm_tile), base,
         [](const GemmDesc& d) -> Status {
           if (sgemm_supports(d) || dgemm_supports(d) || igemm_supports(d)) return {};
-          return GEMMKIT_UNSUPPORTED("portable gemm: f32/bf16/f16 -> f32, f64, i8 -> i32");
+          return GEMMKIT_UNSUPPORTED("portable gemm: f32/bf16/f16 -> f32/bf16/f16, f64, i8 -> i32");
         },
         k.isa,
         [k](const GemmDesc& d, const GemmArgs& a, const Options& o) {
@@ -115,8 +121,9 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
         }));
   } else {
     r.add(production("cpu.sgemm_" + isa + "_" + tile_name(k.sgemm_tile),
-                     s_blocks + ",inputs f32|bf16|f16 converted while packing", base,
-                     sgemm_supports, k.isa, k.sgemm));
+                     s_blocks + ",inputs f32|bf16|f16 converted while packing,C and D f32|bf16|f16 "
+                                "rounded in the write-back",
+                     base, sgemm_supports, k.isa, k.sgemm));
     r.add(production("cpu.dgemm_" + isa + "_" + tile_name(k.dgemm_tile), d_blocks, base,
                      dgemm_supports, k.isa, k.dgemm));
     r.add(production("cpu.igemm_" + isa + "_" + tile_name(k.igemm_tile),
