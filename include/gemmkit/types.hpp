@@ -76,6 +76,9 @@ enum class Arg : int {
   Backend = 28,
   Kernel = 29,
   GroupCount = 30,
+  Epilogue = 31,   // GemmDesc::epilogue: its bias mode or activation
+  Bias = 32,       // GemmArgs::bias
+  DTypeBias = 33,  // EpilogueDesc::bias_dtype
 };
 std::string_view arg_name(Arg a) noexcept;
 

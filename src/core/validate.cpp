@@ -33,6 +33,20 @@ namespace {
 bool valid_op(Op o) { return o == Op::NoTrans || o == Op::Trans; }
 bool valid_layout(Layout l) { return l == Layout::RowMajor || l == Layout::ColMajor; }
 bool is_int(DType t) { return t == DType::I8 || t == DType::I4; }
+bool valid_bias_mode(BiasMode b) {
+  return b == BiasMode::None || b == BiasMode::Row || b == BiasMode::Column;
+}
+bool valid_activation(Activation a) {
+  switch (a) {
+    case Activation::None: case Activation::Relu: case Activation::GeluErf:
+    case Activation::GeluTanh: case Activation::Silu:
+      return true;
+  }
+  return false;
+}
+bool is_bias_dtype(DType t) {
+  return t == DType::F32 || t == DType::BF16 || t == DType::F16 || t == DType::F64;
+}
 
 Status check_ld(const MatrixDesc& m, Extent e, Arg arg, const char* what) {
   std::int64_t need = min_ld(m.layout, e);
@@ -103,6 +117,16 @@ Status validate_desc(const GemmDesc& d) {
                                                  : "floating inputs accumulate in f32 or f64");
   if (!integer && d.d.dtype == DType::I32)
     return GEMMKIT_INVALID(Arg::DTypeD, "an i32 output needs integer inputs");
+  // The fused epilogue: modes the reference defines, on floating outputs (i32 D is exact).
+  if (!valid_bias_mode(d.epilogue.bias))
+    return GEMMKIT_INVALID(Arg::Epilogue, "epilogue.bias is not none/row/column");
+  if (!valid_activation(d.epilogue.act))
+    return GEMMKIT_INVALID(Arg::Epilogue,
+                           "epilogue.act is not none/relu/gelu_erf/gelu_tanh/silu");
+  if (integer && has_epilogue(d))
+    return GEMMKIT_INVALID(Arg::Epilogue, "an integer GEMM takes no bias or activation");
+  if (d.epilogue.bias != BiasMode::None && !is_bias_dtype(d.epilogue.bias_dtype))
+    return GEMMKIT_INVALID(Arg::DTypeBias, "dtype of the bias must be f32, bf16, f16 or f64");
   return {};
 }
 
@@ -127,6 +151,15 @@ Status validate_args(const GemmDesc& d, const GemmArgs& a) {
     return GEMMKIT_INVALID(Arg::D, "D overlaps A");
   if (reads_ab && overlaps(rd, byte_range(a.b, d.b, stored_extent_b(d), d.batch)))
     return GEMMKIT_INVALID(Arg::D, "D overlaps B");
+  if (d.epilogue.bias != BiasMode::None) {
+    // M (row) or N (column) contiguous values, read by every batch entry.
+    if (a.bias == nullptr)
+      return GEMMKIT_INVALID(Arg::Bias, "bias is null and epilogue.bias is set");
+    const std::int64_t len = d.epilogue.bias == BiasMode::Row ? d.m : d.n;
+    const MatrixDesc bias{.dtype = d.epilogue.bias_dtype, .layout = Layout::ColMajor, .ld = len};
+    if (overlaps(rd, byte_range(a.bias, bias, {len, 1}, 1)))
+      return GEMMKIT_INVALID(Arg::D, "D overlaps the bias");
+  }
   return {};
 }
 

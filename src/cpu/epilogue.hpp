@@ -1,6 +1,8 @@
-// The CPU epilogue (write-back): D = alpha * acc + beta * C for one (MR, NR) tile, C never read
-// when beta == 0. Later K blocks accumulate with C := D, beta := 1 (or, for a bf16 / fp16 D,
-// through an f32 running sum that only the last K block narrows: stored.hpp, gemm_driver.hpp).
+// The CPU epilogue (write-back): D = act(alpha * acc + bias + beta * C) for one (MR, NR) tile,
+// C never read when beta == 0, in one pass over D. Later K blocks accumulate with C := D,
+// beta := 1 (or, for a bf16 / fp16 D, through an f32 running sum that only the last K block
+// narrows: stored.hpp, gemm_driver.hpp); bias and activation come with the last K block only.
+// The activations are core::activate, the reference's own expressions, in the accumulate type.
 // Integer accumulators are scaled in double and rounded to nearest-even with clamping, as the
 // fp64 reference stores i32.
 #pragma once
@@ -9,6 +11,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/epilogue_ref.hpp"
 #include "core/view.hpp"
 #include "cpu/isa_namespace.hpp"
 #include "cpu/stored.hpp"
@@ -30,7 +33,14 @@ struct Epi {
   bool read_c = false;  // beta != 0 (or a later K block)
   int mr = 0, nr = 0;   // valid rows / columns of the tile
   bool fast = false;    // full tile, D and C unit-stride along N: the vector path may store
+  // The fused epilogue (last K block only): bias(i, j) = bias[i] when bias_rows, else bias[j],
+  // from the tile's first element; null: none.
+  const void* bias = nullptr;
+  Stored bias_as = Stored::Native;
+  bool bias_rows = false;
+  Activation act = Activation::None;
   bool native() const { return d_as == Stored::Native && (!read_c || c_as == Stored::Native); }
+  bool plain() const { return bias == nullptr && act == Activation::None; }
 };
 
 template <class T>
@@ -67,6 +77,10 @@ inline void epilogue_tile_as(const T* tile, const Epi<T>& e) {
     Scalar<T> v = e.alpha * static_cast<Scalar<T>>(tile[i * NR + j]);
     if (e.read_c)
       v += e.beta * static_cast<Scalar<T>>(load_stored<T>(CA, e.c, i * e.sc.row + j * e.sc.col));
+    if constexpr (!std::is_integral_v<T>) {
+      if (e.bias) v += load_stored<T>(e.bias_as, e.bias, e.bias_rows ? i : j);
+      v = core::activate(e.act, v);
+    }
     store_stored<T>(DA, e.d, i * e.sd.row + j * e.sd.col, finish<T>(v));
   };
   if (e.sd.row == 1) {

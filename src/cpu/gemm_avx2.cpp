@@ -22,6 +22,8 @@ struct VecF32 {
   static Reg set1(T x) { return _mm256_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm256_mul_ps(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
+  static Reg max(Reg a, Reg b) { return _mm256_max_ps(a, b); }  // b when either is NaN
   // bf16 / fp16 C and D (stored.hpp's rounding: nearest even, NaN kept quiet with its sign).
   static Reg load_bf16(const std::uint16_t* p) {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -59,6 +61,8 @@ struct VecF64 {
   static Reg set1(T x) { return _mm256_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm256_mul_pd(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm256_add_pd(a, b); }
+  static Reg max(Reg a, Reg b) { return _mm256_max_pd(a, b); }  // b when either is NaN
 };
 
 }  // namespace

@@ -25,6 +25,9 @@ struct VecF32 {
   static Reg set1(T x) { return _mm512_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
+  // b when either is NaN; zero-masked with every lane set (see kAll below)
+  static Reg max(Reg a, Reg b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
   // bf16 / fp16 C and D (stored.hpp's rounding: nearest even, NaN kept quiet with its sign).
   // Zero-masked forms with every lane set: the plain ones start from an "undefined" register
   // that GCC 12 reports as maybe-uninitialized.
@@ -65,6 +68,9 @@ struct VecF64 {
   static Reg set1(T x) { return _mm512_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm512_add_pd(a, b); }
+  // b when either is NaN; zero-masked with every lane set (GCC 12's maybe-uninitialized)
+  static Reg max(Reg a, Reg b) { return _mm512_maskz_max_pd(0xFF, a, b); }
 };
 
 }  // namespace

@@ -42,6 +42,11 @@ struct Problem {
   core::Strides sc;
   Stored d_as = Stored::Native, c_as = Stored::Native;
   Scalar<T> alpha{1}, beta{0};
+  // The fused epilogue: bias[i] (bias_rows) or bias[j] added, then act (EpilogueDesc).
+  const void* bias = nullptr;
+  Stored bias_as = Stored::Native;
+  bool bias_rows = false;
+  Activation act = Activation::None;
 };
 
 // D^T = B^T A^T: the same problem with the roles of M and N swapped. Used so that D's unit
@@ -53,6 +58,7 @@ Problem<T> transposed(const Problem<T>& p) {
   std::swap(t.a, t.bt);
   t.sd = {p.sd.col, p.sd.row};
   t.sc = {p.sc.col, p.sc.row};
+  t.bias_rows = !p.bias_rows;
   return t;
 }
 
@@ -79,6 +85,12 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
   stored_for(desc.c.dtype, desc.compute, &pr.c_as);
   pr.alpha = static_cast<Scalar<T>>(args.alpha);
   pr.beta = static_cast<Scalar<T>>(args.beta);
+  if (desc.epilogue.bias != BiasMode::None) {
+    pr.bias = args.bias;
+    stored_for(desc.epilogue.bias_dtype, desc.compute, &pr.bias_as);
+    pr.bias_rows = desc.epilogue.bias == BiasMode::Row;
+  }
+  pr.act = desc.epilogue.act;
   return pr;
 }
 
@@ -99,7 +111,7 @@ Problem<T> oriented(const Problem<T>& p, int mr, int nr) {
   return (!unit_keep && unit_swap) ? transposed(p) : p;
 }
 
-// D = beta * C (D = 0 when beta == 0, C unread): alpha == 0 or K == 0 reads neither A nor B.
+// D = act(beta * C + bias) (beta == 0: C unread): alpha == 0 or K == 0 reads neither A nor B.
 template <class T>
 void scale_only(const Problem<T>& p) {
   for (std::int64_t i = 0; i < p.m; ++i)
@@ -108,6 +120,10 @@ void scale_only(const Problem<T>& p) {
       if (p.beta != Scalar<T>(0))
         v = p.beta *
             static_cast<Scalar<T>>(load_stored<T>(p.c_as, p.c, i * p.sc.row + j * p.sc.col));
+      if constexpr (!std::is_integral_v<T>) {
+        if (p.bias) v += load_stored<T>(p.bias_as, p.bias, p.bias_rows ? i : j);
+        v = core::activate(p.act, v);
+      }
       store_stored<T>(p.d_as, p.d, i * p.sd.row + j * p.sd.col, finish<T>(v));
     }
 }
@@ -282,6 +298,9 @@ struct Driver {
     e.alpha = p.alpha;
     e.beta = first ? p.beta : Scalar<T>(1);
     e.read_c = !first || p.beta != Scalar<T>(0);
+    e.bias_as = p.bias_as;
+    e.bias_rows = p.bias_rows;
+    e.act = last ? p.act : Activation::None;
     const bool unit = e.sd.col == 1 && (!e.read_c || e.sc.col == 1);
     for (std::int64_t q = q0; q < q1; ++q) {
       const std::int64_t jr = q * NR;
@@ -291,6 +310,7 @@ struct Driver {
         const std::int64_t i = i0 + ir, j = j0 + jr;
         e.d = stored_at<T>(e.d_as, d, i * e.sd.row + j * e.sd.col);
         e.c = e.read_c ? stored_at<T>(e.c_as, c, i * e.sc.row + j * e.sc.col) : nullptr;
+        e.bias = last && p.bias ? stored_at<T>(p.bias_as, p.bias, p.bias_rows ? i : j) : nullptr;
         e.fast = unit && e.mr == MR && e.nr == NR;
         K::tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
       }
@@ -406,6 +426,7 @@ void splitk(const Problem<typename K::T>& p, const BlockSizes& bs, int splits, i
     ps.sd = {p.n, 1};
     ps.d_as = Stored::Native;
     ps.c = nullptr;
+    ps.bias = nullptr, ps.act = Activation::None;  // partial sums only
     ps.alpha = Scalar<T>(1), ps.beta = Scalar<T>(0);
     if (ps.k == 0)
       std::fill(ds, ds + mn, T(0));

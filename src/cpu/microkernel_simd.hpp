@@ -53,7 +53,7 @@ struct SimdKernel {
     }
 
     // Epilogue.
-    if (e.fast && e.native()) {
+    if (e.fast && e.native() && e.plain()) {
       const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta);
 #pragma GCC unroll 32
       for (int i = 0; i < MR; ++i) {
@@ -68,15 +68,14 @@ struct SimdKernel {
       }
       return;
     }
-    if constexpr (std::is_same_v<T, float>) {
-      if (e.fast) {  // bf16 / fp16 C or D: the same arithmetic, widened and narrowed in registers
-        with_stored<T>(e.d_as, [&](auto da) {
-          with_stored<T>(e.read_c ? e.c_as : Stored::Native, [&](auto ca) {
-            write_stored<decltype(da)::value, decltype(ca)::value>(acc, e);
-          });
+    if (e.fast && (e.act == Activation::None || e.act == Activation::Relu)) {
+      // bf16 / fp16 C or D, a bias, ReLU: the same arithmetic, widened and narrowed in registers.
+      with_stored<T>(e.d_as, [&](auto da) {
+        with_stored<T>(e.read_c ? e.c_as : Stored::Native, [&](auto ca) {
+          write_stored<decltype(da)::value, decltype(ca)::value>(acc, e);
         });
-        return;
-      }
+      });
+      return;
     }
     alignas(64) T tmp[MR * kNR];  // (MR, NR) temporary tile for edges and strided outputs
     for (int i = 0; i < MR; ++i)
@@ -104,16 +103,33 @@ struct SimdKernel {
       V::storeu(static_cast<T*>(base) + idx, r);
   }
 
-  // The register write-back of a full unit-stride tile with D stored as DA and C as CA.
+  static typename V::Reg load_any(Stored s, const void* base, std::int64_t idx) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (s == Stored::Bf16) return load_as<Stored::Bf16>(base, idx);
+      if (s == Stored::F16) return load_as<Stored::F16>(base, idx);
+    }
+    return load_as<Stored::Native>(base, idx);
+  }
+
+  // The register write-back of a full unit-stride tile with D stored as DA and C as CA:
+  // act(alpha * acc + beta * C + bias) for act = none or ReLU (maxps(0, x), as core::activate).
   template <Stored DA, Stored CA>
   static void write_stored(const typename V::Reg (&acc)[MR][NV], const Epi<T>& e) {
-    const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta);
+    const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta), zero = V::zero();
+    const bool bias_cols = e.bias && !e.bias_rows, relu = e.act == Activation::Relu;
+    typename V::Reg bias_col[NV];  // the same NR bias values for every row
+    for (int v = 0; v < NV; ++v)
+      bias_col[v] = bias_cols ? load_any(e.bias_as, e.bias, v * V::W) : zero;
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
+      const typename V::Reg bias_row =
+          e.bias && e.bias_rows ? V::set1(load_stored<T>(e.bias_as, e.bias, i)) : zero;
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) {
         typename V::Reg r = V::mul(alpha, acc[i][v]);
         if (e.read_c) r = V::fma(beta, load_as<CA>(e.c, i * e.sc.row + v * V::W), r);
+        if (e.bias) r = V::add(r, bias_cols ? bias_col[v] : bias_row);
+        if (relu) r = V::max(zero, r);
         store_as<DA>(e.d, i * e.sd.row + v * V::W, r);
       }
     }
