@@ -40,6 +40,16 @@ struct EpilogueDesc {
   Activation act = Activation::None;
 };  // the same bias for every batch entry
 
+// Scales of A and B (issue 13): D = act(alpha * (sum_p op(A)_ip op(B)_pj) * sa_i * sb_j + bias
+// + beta * C), with sa_i = scale_a[0] (Tensor) or scale_a[i] (Row: M values, one per row of
+// op(A)), and sb_j = scale_b[0] (Tensor) or scale_b[j] (Column: N values, one per column of
+// op(B)); fp32, contiguous, the same for every batch entry. Like A and B they are read only when
+// alpha != 0 and K > 0. Row is for A only, Column for B only.
+enum class ScaleMode : std::uint8_t { None, Tensor, Row, Column };
+struct ScaleDesc {
+  ScaleMode mode = ScaleMode::None;
+};
+
 // The problem. op(A) is M x K, op(B) is K x N, C and D are M x N.
 // A is stored M x K when trans_a == NoTrans and K x M otherwise (likewise B).
 struct GemmDesc {
@@ -50,6 +60,7 @@ struct GemmDesc {
   std::int64_t batch = 1;
   DType compute = DType::F32;  // accumulate type (F64 for f64 problems, I32 for int8)
   EpilogueDesc epilogue{};     // floating outputs only
+  ScaleDesc scale_a{}, scale_b{};  // floating outputs only
 };
 
 // Pointers and scalars of one call. D may alias C (same pointer, same layout and ld).
@@ -61,6 +72,8 @@ struct GemmArgs {
   double alpha = 1.0;
   double beta = 0.0;
   const void* bias = nullptr;  // EpilogueDesc::bias != None: M or N values of bias_dtype
+  const float* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values
+  const float* scale_b = nullptr;  // 1 or N values
 };
 
 struct Options {

@@ -126,6 +126,8 @@ std::string_view arg_name(Arg a) noexcept {
     case Arg::Epilogue: return "epilogue";
     case Arg::Bias: return "bias";
     case Arg::DTypeBias: return "dtype_bias";
+    case Arg::ScaleA: return "scale_a";
+    case Arg::ScaleB: return "scale_b";
   }
   return "?";
 }

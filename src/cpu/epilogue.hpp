@@ -39,8 +39,13 @@ struct Epi {
   Stored bias_as = Stored::Native;
   bool bias_rows = false;
   Activation act = Activation::None;
+  // Per-row / per-column scales of this tile's product (from its first row / column), or null.
+  const float* srow = nullptr;
+  const float* scol = nullptr;
   bool native() const { return d_as == Stored::Native && (!read_c || c_as == Stored::Native); }
-  bool plain() const { return bias == nullptr && act == Activation::None; }
+  bool plain() const {
+    return bias == nullptr && act == Activation::None && srow == nullptr && scol == nullptr;
+  }
 };
 
 template <class T>
@@ -74,7 +79,12 @@ inline void with_stored(Stored s, F&& f) {
 template <int NR, class T, Stored DA, Stored CA>
 inline void epilogue_tile_as(const T* tile, const Epi<T>& e) {
   auto element = [&](int i, int j) {
-    Scalar<T> v = e.alpha * static_cast<Scalar<T>>(tile[i * NR + j]);
+    Scalar<T> a = e.alpha;
+    if constexpr (!std::is_integral_v<T>) {
+      if (e.srow) a *= Scalar<T>(e.srow[i]);
+      if (e.scol) a *= Scalar<T>(e.scol[j]);
+    }
+    Scalar<T> v = a * static_cast<Scalar<T>>(tile[i * NR + j]);
     if (e.read_c)
       v += e.beta * static_cast<Scalar<T>>(load_stored<T>(CA, e.c, i * e.sc.row + j * e.sc.col));
     if constexpr (!std::is_integral_v<T>) {

@@ -47,6 +47,10 @@ struct Problem {
   Stored bias_as = Stored::Native;
   bool bias_rows = false;
   Activation act = Activation::None;
+  // Per-row / per-column scales of the product (fp32 vectors: srow[i], scol[j]; per-tensor
+  // scales are folded into alpha).
+  const float* srow = nullptr;
+  const float* scol = nullptr;
 };
 
 // D^T = B^T A^T: the same problem with the roles of M and N swapped. Used so that D's unit
@@ -59,6 +63,7 @@ Problem<T> transposed(const Problem<T>& p) {
   t.sd = {p.sd.col, p.sd.row};
   t.sc = {p.sc.col, p.sc.row};
   t.bias_rows = !p.bias_rows;
+  std::swap(t.srow, t.scol);
   return t;
 }
 
@@ -91,6 +96,12 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
     pr.bias_rows = desc.epilogue.bias == BiasMode::Row;
   }
   pr.act = desc.epilogue.act;
+  if (args.alpha != 0.0 && desc.k > 0) {  // scales are read with A and B only
+    if (desc.scale_a.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_a[0]);
+    if (desc.scale_b.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_b[0]);
+    if (desc.scale_a.mode == ScaleMode::Row) pr.srow = args.scale_a;
+    if (desc.scale_b.mode == ScaleMode::Column) pr.scol = args.scale_b;
+  }
   return pr;
 }
 
@@ -301,6 +312,7 @@ struct Driver {
     e.bias_as = p.bias_as;
     e.bias_rows = p.bias_rows;
     e.act = last ? p.act : Activation::None;
+    e.srow = e.scol = nullptr;
     const bool unit = e.sd.col == 1 && (!e.read_c || e.sc.col == 1);
     for (std::int64_t q = q0; q < q1; ++q) {
       const std::int64_t jr = q * NR;
@@ -311,6 +323,8 @@ struct Driver {
         e.d = stored_at<T>(e.d_as, d, i * e.sd.row + j * e.sd.col);
         e.c = e.read_c ? stored_at<T>(e.c_as, c, i * e.sc.row + j * e.sc.col) : nullptr;
         e.bias = last && p.bias ? stored_at<T>(p.bias_as, p.bias, p.bias_rows ? i : j) : nullptr;
+        if (p.srow) e.srow = p.srow + i;  // every K block scales its own product
+        if (p.scol) e.scol = p.scol + j;
         e.fast = unit && e.mr == MR && e.nr == NR;
         K::tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
       }

@@ -115,18 +115,24 @@ struct SimdKernel {
   // act(alpha * acc + beta * C + bias) for act = none or ReLU (maxps(0, x), as core::activate).
   template <Stored DA, Stored CA>
   static void write_stored(const typename V::Reg (&acc)[MR][NV], const Epi<T>& e) {
-    const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta), zero = V::zero();
+    const typename V::Reg beta = V::set1(e.beta), zero = V::zero();
     const bool bias_cols = e.bias && !e.bias_rows, relu = e.act == Activation::Relu;
-    typename V::Reg bias_col[NV];  // the same NR bias values for every row
-    for (int v = 0; v < NV; ++v)
+    typename V::Reg bias_col[NV], scale_col[NV];  // the same NR values for every row
+    alignas(64) T sc[kNR];
+    for (int j = 0; j < kNR; ++j) sc[j] = e.scol ? T(e.scol[j]) : T(1);
+    for (int v = 0; v < NV; ++v) {
       bias_col[v] = bias_cols ? load_any(e.bias_as, e.bias, v * V::W) : zero;
+      scale_col[v] = V::loadu(sc + v * V::W);
+    }
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
       const typename V::Reg bias_row =
           e.bias && e.bias_rows ? V::set1(load_stored<T>(e.bias_as, e.bias, i)) : zero;
+      const typename V::Reg alpha = V::set1(e.srow ? e.alpha * T(e.srow[i]) : e.alpha);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) {
         typename V::Reg r = V::mul(alpha, acc[i][v]);
+        if (e.scol) r = V::mul(r, scale_col[v]);
         if (e.read_c) r = V::fma(beta, load_as<CA>(e.c, i * e.sc.row + v * V::W), r);
         if (e.bias) r = V::add(r, bias_cols ? bias_col[v] : bias_row);
         if (relu) r = V::max(zero, r);

@@ -187,11 +187,13 @@ double unit_roundoff(DType t) {
 }
 
 std::string check(const bench::HostCase& hc, const void* bias, const std::vector<std::uint8_t>& got,
-                  const std::vector<std::uint8_t>& before) {
+                  const std::vector<std::uint8_t>& before, const float* scale_a = nullptr,
+                  const float* scale_b = nullptr) {
   const GemmDesc& d = hc.desc;
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
   GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
   in.bias = bias;
+  in.scale_a = scale_a, in.scale_b = scale_b;
   const double uo = unit_roundoff(d.d.dtype), ua = unit_roundoff(d.compute);
   const double growth = 8.0 + std::sqrt(double(d.k));
   std::string first;
@@ -253,15 +255,21 @@ std::string run_case(const char* kernel, const GemmDesc& d, double alpha, double
   const std::int64_t len = d.epilogue.bias == BiasMode::Row ? d.m : d.n;
   std::vector<std::uint8_t> bias(len * 8 + 64);
   bench::fill_uniform(d.epilogue.bias_dtype, bias.data(), len, seed * 7 + 5);
+  // Scales U[-2, 2] (1, M or N of them); null when unused.
+  std::vector<float> sa(d.m + 1), sb(d.n + 1);
+  bench::fill_uniform(DType::F32, sa.data(), d.m + 1, seed * 7 + 6, -2.0, 2.0);
+  bench::fill_uniform(DType::F32, sb.data(), d.n + 1, seed * 7 + 7, -2.0, 2.0);
   const auto bias0 = bias, c0 = hc.c, d0 = hc.d;
   GemmArgs args = hc.args();
   args.bias = d.epilogue.bias == BiasMode::None ? nullptr : bias.data();
-  if (alpha == 0.0) args.a = args.b = nullptr;
+  args.scale_a = d.scale_a.mode == ScaleMode::None ? nullptr : sa.data();
+  args.scale_b = d.scale_b.mode == ScaleMode::None ? nullptr : sb.data();
+  if (alpha == 0.0) args.a = args.b = args.scale_a = args.scale_b = nullptr;
   const Options opt{.backend = Backend::Cpu, .kernel = kernel, .threads = 2};
   if (Status s = gemm(hc.desc, args, opt); !s) return to_string(s);
   if (bias != bias0 || hc.c != c0) return "the bias or C was modified";
   if (bench::corrupt_result_requested()) bench::corrupt_d00(hc.desc, hc.d);
-  return check(hc, args.bias, hc.d, d0);
+  return check(hc, args.bias, hc.d, d0, args.scale_a, args.scale_b);
 }
 
 std::vector<std::string> fused_kernels(DType in, DType out) {
@@ -355,6 +363,63 @@ TEST(CpuEpilogue, ScaleOnlyPath) {
           d = with_default_lds(d);
           EXPECT_EQ(run_case(kn.c_str(), d, 1.0, beta, seed), "") << kn << " K = 0";
         }
+}
+
+// Scales of A (per tensor, per row of op(A)) and B (per tensor, per column of op(B)), alone and
+// with a bias and GELU, beta == 0 (NaN C) and != 0, K across K blocks.
+TEST(CpuEpilogue, ScalesOfAAndB) {
+  const std::uint64_t seed = test::test_seed();
+  const Case cases[] = {{19, 37, 5, 0}, {16, 64, 300, 16}, {33, 70, 600, 16 + 5}};
+  int i = 0, failures = 0;
+  for (auto [in, out] :
+       {std::pair{DType::F32, DType::F32}, {DType::BF16, DType::BF16}, {DType::F64, DType::F64}})
+    for (const std::string& kn : fused_kernels(in, out))
+      for (ScaleMode sa : {ScaleMode::None, ScaleMode::Tensor, ScaleMode::Row})
+        for (ScaleMode sb : {ScaleMode::None, ScaleMode::Tensor, ScaleMode::Column})
+          for (bool fused : {false, true})
+            for (double beta : {0.0, 1.3}) {
+              const Case& c = cases[i % 3];
+              GemmDesc d = case_desc(c, in, out, fused ? BiasMode::Column : BiasMode::None,
+                                     out == DType::F64 ? DType::F64 : DType::F32,
+                                     fused ? Activation::GeluErf : Activation::None);
+              d.scale_a.mode = sa;
+              d.scale_b.mode = sb;
+              const std::string err = run_case(kn.c_str(), d, 0.9, beta, seed + i);
+              if (!err.empty() && ++failures <= 8)
+                ADD_FAILURE() << kn << " " << dtype_name(out) << " scale_a " << int(sa)
+                              << " scale_b " << int(sb) << (fused ? " +bias+gelu" : "") << " beta "
+                              << beta << " " << c.m << "x" << c.n << "x" << c.k << ": " << err;
+              ++i;
+            }
+  EXPECT_EQ(failures, 0);
+}
+
+TEST(CpuEpilogue, BadScalesAreNamed) {
+  Bufs b = make_bufs();
+  const std::vector<float> before = b.d;
+  GemmDesc d = small_desc();
+  d.scale_a.mode = ScaleMode::Column;  // a column scale of A
+  EXPECT_EQ(call(d, b).arg, Arg::ScaleA);
+  d = small_desc();
+  d.scale_b.mode = ScaleMode::Row;
+  EXPECT_EQ(call(d, b).arg, Arg::ScaleB);
+  d.scale_b.mode = static_cast<ScaleMode>(40);
+  EXPECT_EQ(call(d, b).arg, Arg::ScaleB);
+  d = small_desc();
+  d.scale_a.mode = ScaleMode::Row;  // GemmArgs::scale_a null
+  EXPECT_EQ(call(d, b).arg, Arg::ScaleA);
+  d = small_desc();
+  d.a.dtype = d.b.dtype = DType::I8;
+  d.c.dtype = d.d.dtype = d.compute = DType::I32;
+  d.scale_b.mode = ScaleMode::Tensor;
+  EXPECT_EQ(can_implement(d, {.backend = Backend::Cpu}).arg, Arg::ScaleB);
+  EXPECT_EQ(b.d, before);
+  // alpha == 0 reads no scale: null is fine.
+  d = small_desc();
+  d.scale_a.mode = ScaleMode::Row;
+  GemmArgs args{nullptr, nullptr, b.c.data(), b.d.data(), 0.0, 2.0};
+  EXPECT_TRUE(gemm(d, args, {.backend = Backend::Cpu}));
+  EXPECT_EQ(b.d[0], 2.0f);
 }
 
 // The reference path computes the epilogue too (it is what serves problems no kernel can).
