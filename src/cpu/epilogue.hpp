@@ -22,6 +22,21 @@ inline namespace GEMMKIT_CPU_ISA {
 template <class T>
 using Scalar = std::conditional_t<std::is_integral_v<T>, double, T>;
 
+// The fused epilogue's operands as the write-back reads them (EpilogueDesc, ScaleDesc): the
+// product scaled by srow[i] * scol[j] (per-tensor scales are folded into alpha), then
+// bias[bias_rows ? i : j] (stored as bias_as) added, then act. Null pointers: none.
+struct EpilogueOperands {
+  const void* bias = nullptr;
+  Stored bias_as = Stored::Native;
+  bool bias_rows = false;
+  Activation act = Activation::None;
+  const float* srow = nullptr;
+  const float* scol = nullptr;
+  bool plain() const {
+    return bias == nullptr && act == Activation::None && srow == nullptr && scol == nullptr;
+  }
+};
+
 template <class T>
 struct Epi {
   void* d = nullptr;  // tile origin in D, stored as d_as
@@ -33,19 +48,11 @@ struct Epi {
   bool read_c = false;  // beta != 0 (or a later K block)
   int mr = 0, nr = 0;   // valid rows / columns of the tile
   bool fast = false;    // full tile, D and C unit-stride along N: the vector path may store
-  // The fused epilogue (last K block only): bias(i, j) = bias[i] when bias_rows, else bias[j],
-  // from the tile's first element; null: none.
-  const void* bias = nullptr;
-  Stored bias_as = Stored::Native;
-  bool bias_rows = false;
-  Activation act = Activation::None;
-  // Per-row / per-column scales of this tile's product (from its first row / column), or null.
-  const float* srow = nullptr;
-  const float* scol = nullptr;
+  // The fused epilogue, its pointers at the tile's first row / column; bias and act in the last
+  // K block only, the scales in every one.
+  EpilogueOperands ep;
   bool native() const { return d_as == Stored::Native && (!read_c || c_as == Stored::Native); }
-  bool plain() const {
-    return bias == nullptr && act == Activation::None && srow == nullptr && scol == nullptr;
-  }
+  bool plain() const { return ep.plain(); }
 };
 
 template <class T>
@@ -81,15 +88,15 @@ inline void epilogue_tile_as(const T* tile, const Epi<T>& e) {
   auto element = [&](int i, int j) {
     Scalar<T> a = e.alpha;
     if constexpr (!std::is_integral_v<T>) {
-      if (e.srow) a *= Scalar<T>(e.srow[i]);
-      if (e.scol) a *= Scalar<T>(e.scol[j]);
+      if (e.ep.srow) a *= Scalar<T>(e.ep.srow[i]);
+      if (e.ep.scol) a *= Scalar<T>(e.ep.scol[j]);
     }
     Scalar<T> v = a * static_cast<Scalar<T>>(tile[i * NR + j]);
     if (e.read_c)
       v += e.beta * static_cast<Scalar<T>>(load_stored<T>(CA, e.c, i * e.sc.row + j * e.sc.col));
     if constexpr (!std::is_integral_v<T>) {
-      if (e.bias) v += load_stored<T>(e.bias_as, e.bias, e.bias_rows ? i : j);
-      v = core::activate(e.act, v);
+      if (e.ep.bias) v += load_stored<T>(e.ep.bias_as, e.ep.bias, e.ep.bias_rows ? i : j);
+      v = core::activate(e.ep.act, v);
     }
     store_stored<T>(DA, e.d, i * e.sd.row + j * e.sd.col, finish<T>(v));
   };

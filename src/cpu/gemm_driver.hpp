@@ -42,15 +42,7 @@ struct Problem {
   core::Strides sc;
   Stored d_as = Stored::Native, c_as = Stored::Native;
   Scalar<T> alpha{1}, beta{0};
-  // The fused epilogue: bias[i] (bias_rows) or bias[j] added, then act (EpilogueDesc).
-  const void* bias = nullptr;
-  Stored bias_as = Stored::Native;
-  bool bias_rows = false;
-  Activation act = Activation::None;
-  // Per-row / per-column scales of the product (fp32 vectors: srow[i], scol[j]; per-tensor
-  // scales are folded into alpha).
-  const float* srow = nullptr;
-  const float* scol = nullptr;
+  EpilogueOperands ep;  // pointers at element 0 of the bias and the scale vectors
 };
 
 // D^T = B^T A^T: the same problem with the roles of M and N swapped. Used so that D's unit
@@ -62,8 +54,8 @@ Problem<T> transposed(const Problem<T>& p) {
   std::swap(t.a, t.bt);
   t.sd = {p.sd.col, p.sd.row};
   t.sc = {p.sc.col, p.sc.row};
-  t.bias_rows = !p.bias_rows;
-  std::swap(t.srow, t.scol);
+  t.ep.bias_rows = !p.ep.bias_rows;
+  std::swap(t.ep.srow, t.ep.scol);
   return t;
 }
 
@@ -91,16 +83,16 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
   pr.alpha = static_cast<Scalar<T>>(args.alpha);
   pr.beta = static_cast<Scalar<T>>(args.beta);
   if (desc.epilogue.bias != BiasMode::None) {
-    pr.bias = args.bias;
-    stored_for(desc.epilogue.bias_dtype, desc.compute, &pr.bias_as);
-    pr.bias_rows = desc.epilogue.bias == BiasMode::Row;
+    pr.ep.bias = args.bias;
+    stored_for(desc.epilogue.bias_dtype, desc.compute, &pr.ep.bias_as);
+    pr.ep.bias_rows = desc.epilogue.bias == BiasMode::Row;
   }
-  pr.act = desc.epilogue.act;
+  pr.ep.act = desc.epilogue.act;
   if (args.alpha != 0.0 && desc.k > 0) {  // scales are read with A and B only
     if (desc.scale_a.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_a[0]);
     if (desc.scale_b.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_b[0]);
-    if (desc.scale_a.mode == ScaleMode::Row) pr.srow = args.scale_a;
-    if (desc.scale_b.mode == ScaleMode::Column) pr.scol = args.scale_b;
+    if (desc.scale_a.mode == ScaleMode::Row) pr.ep.srow = args.scale_a;
+    if (desc.scale_b.mode == ScaleMode::Column) pr.ep.scol = args.scale_b;
   }
   return pr;
 }
@@ -132,8 +124,8 @@ void scale_only(const Problem<T>& p) {
         v = p.beta *
             static_cast<Scalar<T>>(load_stored<T>(p.c_as, p.c, i * p.sc.row + j * p.sc.col));
       if constexpr (!std::is_integral_v<T>) {
-        if (p.bias) v += load_stored<T>(p.bias_as, p.bias, p.bias_rows ? i : j);
-        v = core::activate(p.act, v);
+        if (p.ep.bias) v += load_stored<T>(p.ep.bias_as, p.ep.bias, p.ep.bias_rows ? i : j);
+        v = core::activate(p.ep.act, v);
       }
       store_stored<T>(p.d_as, p.d, i * p.sd.row + j * p.sd.col, finish<T>(v));
     }
@@ -309,10 +301,8 @@ struct Driver {
     e.alpha = p.alpha;
     e.beta = first ? p.beta : Scalar<T>(1);
     e.read_c = !first || p.beta != Scalar<T>(0);
-    e.bias_as = p.bias_as;
-    e.bias_rows = p.bias_rows;
-    e.act = last ? p.act : Activation::None;
-    e.srow = e.scol = nullptr;
+    e.ep = p.ep;  // its pointers moved to each tile's origin below
+    if (!last) e.ep.act = Activation::None;
     const bool unit = e.sd.col == 1 && (!e.read_c || e.sc.col == 1);
     for (std::int64_t q = q0; q < q1; ++q) {
       const std::int64_t jr = q * NR;
@@ -322,9 +312,10 @@ struct Driver {
         const std::int64_t i = i0 + ir, j = j0 + jr;
         e.d = stored_at<T>(e.d_as, d, i * e.sd.row + j * e.sd.col);
         e.c = e.read_c ? stored_at<T>(e.c_as, c, i * e.sc.row + j * e.sc.col) : nullptr;
-        e.bias = last && p.bias ? stored_at<T>(p.bias_as, p.bias, p.bias_rows ? i : j) : nullptr;
-        if (p.srow) e.srow = p.srow + i;  // every K block scales its own product
-        if (p.scol) e.scol = p.scol + j;
+        const EpilogueOperands& f = p.ep;
+        e.ep.bias = last && f.bias ? stored_at<T>(f.bias_as, f.bias, f.bias_rows ? i : j) : nullptr;
+        e.ep.srow = f.srow ? f.srow + i : nullptr;  // every K block scales its own product
+        e.ep.scol = f.scol ? f.scol + j : nullptr;
         e.fast = unit && e.mr == MR && e.nr == NR;
         K::tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
       }
@@ -440,7 +431,7 @@ void splitk(const Problem<typename K::T>& p, const BlockSizes& bs, int splits, i
     ps.sd = {p.n, 1};
     ps.d_as = Stored::Native;
     ps.c = nullptr;
-    ps.bias = nullptr, ps.act = Activation::None;  // partial sums only
+    ps.ep.bias = nullptr, ps.ep.act = Activation::None;  // partial sums only
     ps.alpha = Scalar<T>(1), ps.beta = Scalar<T>(0);
     if (ps.k == 0)
       std::fill(ds, ds + mn, T(0));

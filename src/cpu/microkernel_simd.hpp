@@ -68,7 +68,7 @@ struct SimdKernel {
       }
       return;
     }
-    if (e.fast && (e.act == Activation::None || e.act == Activation::Relu)) {
+    if (e.fast && (e.ep.act == Activation::None || e.ep.act == Activation::Relu)) {
       // bf16 / fp16 C or D, a bias, ReLU: the same arithmetic, widened and narrowed in registers.
       with_stored<T>(e.d_as, [&](auto da) {
         with_stored<T>(e.read_c ? e.c_as : Stored::Native, [&](auto ca) {
@@ -116,25 +116,25 @@ struct SimdKernel {
   template <Stored DA, Stored CA>
   static void write_stored(const typename V::Reg (&acc)[MR][NV], const Epi<T>& e) {
     const typename V::Reg beta = V::set1(e.beta), zero = V::zero();
-    const bool bias_cols = e.bias && !e.bias_rows, relu = e.act == Activation::Relu;
+    const bool bias_cols = e.ep.bias && !e.ep.bias_rows, relu = e.ep.act == Activation::Relu;
     typename V::Reg bias_col[NV], scale_col[NV];  // the same NR values for every row
     alignas(64) T sc[kNR];
-    for (int j = 0; j < kNR; ++j) sc[j] = e.scol ? T(e.scol[j]) : T(1);
+    for (int j = 0; j < kNR; ++j) sc[j] = e.ep.scol ? T(e.ep.scol[j]) : T(1);
     for (int v = 0; v < NV; ++v) {
-      bias_col[v] = bias_cols ? load_any(e.bias_as, e.bias, v * V::W) : zero;
+      bias_col[v] = bias_cols ? load_any(e.ep.bias_as, e.ep.bias, v * V::W) : zero;
       scale_col[v] = V::loadu(sc + v * V::W);
     }
 #pragma GCC unroll 32
     for (int i = 0; i < MR; ++i) {
       const typename V::Reg bias_row =
-          e.bias && e.bias_rows ? V::set1(load_stored<T>(e.bias_as, e.bias, i)) : zero;
-      const typename V::Reg alpha = V::set1(e.srow ? e.alpha * T(e.srow[i]) : e.alpha);
+          e.ep.bias && e.ep.bias_rows ? V::set1(load_stored<T>(e.ep.bias_as, e.ep.bias, i)) : zero;
+      const typename V::Reg alpha = V::set1(e.ep.srow ? e.alpha * T(e.ep.srow[i]) : e.alpha);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) {
         typename V::Reg r = V::mul(alpha, acc[i][v]);
-        if (e.scol) r = V::mul(r, scale_col[v]);
+        if (e.ep.scol) r = V::mul(r, scale_col[v]);
         if (e.read_c) r = V::fma(beta, load_as<CA>(e.c, i * e.sc.row + v * V::W), r);
-        if (e.bias) r = V::add(r, bias_cols ? bias_col[v] : bias_row);
+        if (e.ep.bias) r = V::add(r, bias_cols ? bias_col[v] : bias_row);
         if (relu) r = V::max(zero, r);
         store_as<DA>(e.d, i * e.sd.row + v * V::W, r);
       }
