@@ -2,7 +2,8 @@
 // C never read when beta == 0, in one pass over D. Later K blocks accumulate with C := D,
 // beta := 1 (or, for a bf16 / fp16 D, through an f32 running sum that only the last K block
 // narrows: stored.hpp, gemm_driver.hpp); bias and activation come with the last K block only.
-// The activations are core::activate, the reference's own expressions, in the accumulate type.
+// The activations are activation.hpp's (f32: vectorizable forms within 1e-7 * max(1, |x|) of
+// core::activate, the fp64 spec; f64: core::activate itself).
 // Integer accumulators are scaled in double and rounded to nearest-even with clamping, as the
 // fp64 reference stores i32.
 #pragma once
@@ -11,8 +12,8 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/epilogue_ref.hpp"
 #include "core/view.hpp"
+#include "cpu/activation.hpp"
 #include "cpu/isa_namespace.hpp"
 #include "cpu/stored.hpp"
 
@@ -96,7 +97,7 @@ inline void epilogue_tile_as(const T* tile, const Epi<T>& e) {
       v += e.beta * static_cast<Scalar<T>>(load_stored<T>(CA, e.c, i * e.sc.row + j * e.sc.col));
     if constexpr (!std::is_integral_v<T>) {
       if (e.ep.bias) v += load_stored<T>(e.ep.bias_as, e.ep.bias, e.ep.bias_rows ? i : j);
-      v = core::activate(e.ep.act, v);
+      v = activate_as<T>(e.ep.act, v);
     }
     store_stored<T>(DA, e.d, i * e.sd.row + j * e.sd.col, finish<T>(v));
   };

@@ -125,7 +125,7 @@ void scale_only(const Problem<T>& p) {
             static_cast<Scalar<T>>(load_stored<T>(p.c_as, p.c, i * p.sc.row + j * p.sc.col));
       if constexpr (!std::is_integral_v<T>) {
         if (p.ep.bias) v += load_stored<T>(p.ep.bias_as, p.ep.bias, p.ep.bias_rows ? i : j);
-        v = core::activate(p.ep.act, v);
+        v = activate_as<T>(p.ep.act, v);
       }
       store_stored<T>(p.d_as, p.d, i * p.sd.row + j * p.sd.col, finish<T>(v));
     }

@@ -77,6 +77,26 @@ struct SimdKernel {
       });
       return;
     }
+    if constexpr (std::is_same_v<T, float>) {
+      if (e.fast) {  // GELU / SiLU: the pre-activation tile in L1, act over it in vectors, to D
+        alignas(64) T pre[MR * kNR];  // (MR, NR)
+        Epi<T> to_pre = e;
+        to_pre.d = pre, to_pre.sd = {kNR, 1}, to_pre.d_as = Stored::Native;
+        to_pre.ep.act = Activation::None;
+        with_stored<T>(e.read_c ? e.c_as : Stored::Native, [&](auto ca) {
+          write_stored<Stored::Native, decltype(ca)::value>(acc, to_pre);
+        });
+        with_activation(e.ep.act,
+                        [&](auto a) { activate_f32_n<decltype(a)::value>(pre, MR * kNR); });
+        with_stored<T>(e.d_as, [&](auto da) {
+          for (int i = 0; i < MR; ++i)
+            for (int v = 0; v < NV; ++v)
+              store_as<decltype(da)::value>(e.d, i * e.sd.row + v * V::W,
+                                            V::load(pre + i * kNR + v * V::W));
+        });
+        return;
+      }
+    }
     alignas(64) T tmp[MR * kNR];  // (MR, NR) temporary tile for edges and strided outputs
     for (int i = 0; i < MR; ++i)
       for (int v = 0; v < NV; ++v) V::storeu(tmp + i * kNR + v * V::W, acc[i][v]);

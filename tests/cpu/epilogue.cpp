@@ -14,6 +14,7 @@
 #include "core/element.hpp"
 #include "core/epilogue_ref.hpp"
 #include "core/view.hpp"
+#include "cpu/activation.hpp"
 #include "dispatch/planner.hpp"
 #include "dispatch/registry.hpp"
 #include "support/oracle.hpp"
@@ -67,6 +68,30 @@ TEST(CpuEpilogue, ActivationsAtKnownPoints) {
       const double got = activate(a, static_cast<float>(x));
       EXPECT_NEAR(got, want, 4e-7 * std::max(1.0, std::fabs(x))) << act_name(a) << " " << x;
     }
+  }
+}
+
+// The f32 write-back's activations (cpu/activation.hpp: vectorizable exp, erfc) against the
+// fp64 spec on a dense grid, and their special values.
+TEST(CpuEpilogue, F32ActivationsFollowTheSpec) {
+  for (Activation a : kActs) {
+    double worst = 0, at = 0;
+    for (int s = -400000; s <= 400000; ++s) {
+      const float x = static_cast<float>(s * 1e-4);  // [-40, 40] in steps of 1e-4
+      const double err =
+          std::fabs(double(cpu::activate_as<float>(a, x)) - core::activate(a, double(x)));
+      const double rel = err / std::max(1.0, std::fabs(double(x)));
+      if (rel > worst) worst = rel, at = x;
+    }
+    EXPECT_LE(worst, 5e-7) << act_name(a) << " at x = " << at;
+    const float inf = std::numeric_limits<float>::infinity();
+    EXPECT_TRUE(std::isnan(cpu::activate_as<float>(a, std::nanf(""))));
+    EXPECT_EQ(cpu::activate_as<float>(a, inf), inf);
+    if (a != Activation::None) {
+      EXPECT_EQ(cpu::activate_as<float>(a, -inf), 0.0f) << act_name(a);
+      EXPECT_LE(std::fabs(cpu::activate_as<float>(a, -1e30f)), 1e-6f) << act_name(a);
+    }
+    EXPECT_EQ(cpu::activate_as<float>(a, 1e30f), 1e30f) << act_name(a);
   }
 }
 
