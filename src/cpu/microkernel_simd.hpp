@@ -3,8 +3,9 @@
 // of the B micro-panel, broadcasts MR values of the A micro-panel and issues MR * NV FMAs.
 // Full tiles with unit-stride D (and C) rows are written back from registers; every other
 // tile goes through a small temporary tile and the scalar epilogue, so the kernel never
-// handles a partial tile itself. A bf16 / fp16 C or D is widened / narrowed in registers by the
-// traits' load_bf16, load_f16, store_bf16, store_f16 (f32 only).
+// handles a partial tile itself (write_back). A bf16 / fp16 C or D is widened / narrowed in
+// registers by the traits' load_bf16, load_f16, store_bf16, store_f16 (f32 only); the fused
+// epilogue (bias, scales, activation) is applied there too.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -53,6 +54,15 @@ struct SimdKernel {
     }
 
     // Epilogue.
+    write_back(acc, e);
+  }
+
+  // The write-back of one tile, by the cheapest path that serves it: full unit-stride tiles
+  // from registers (plain f32 / f64; bf16 / fp16 C or D, bias, scales and ReLU widened,
+  // narrowed and applied in registers; GELU / SiLU through an L1 tile and vector activations),
+  // everything else (edges, strided D) through a temporary tile and the scalar epilogue.
+  __attribute__((always_inline)) static void write_back(const typename V::Reg (&acc)[MR][NV],
+                                                        const Epi<T>& e) {
     if (e.fast && e.native() && e.plain()) {
       const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta);
 #pragma GCC unroll 32
