@@ -10,6 +10,7 @@
 //   SiLU        x / (1 + exp(-x)).
 // +Inf gives +Inf, -Inf gives 0, NaN gives NaN, as in core::activate.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -23,7 +24,11 @@ namespace gemmkit::cpu {
 inline namespace GEMMKIT_CPU_ISA {
 
 inline float exp_f32(float x) {
-  x = x < -87.0f ? -87.0f : (x > 88.0f ? 88.0f : x);
+  // Both comparisons unconditional: a conditional (signalling) one keeps GCC from vectorizing
+  // under the default -ftrapping-math.
+  const bool below = x<-87.0f, above = x> 88.0f;
+  x = below ? -87.0f : x;
+  x = above ? 88.0f : x;
   constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
   const float n = (x * 1.44269504088896341f + kShift) - kShift;
   const float r = (x - n * 0.693145751953125f) - n * 1.42860682030941723e-6f;  // ln2 hi + lo
@@ -47,15 +52,16 @@ inline float activate_f32(float x) {
   if constexpr (A == Activation::Relu) {
     return 0.0f > x ? 0.0f : x;
   } else if constexpr (A == Activation::GeluErf) {
-    const float z = (x < 0.0f ? -x : x) * 0.70710678118654752f;
+    const float z = std::fabs(x) * 0.70710678118654752f;
     const float t = 1.0f / (1.0f + 0.3275911f * z);
     float q = 1.061405429f;
     q = q * t - 1.453152027f;
     q = q * t + 1.421413741f;
     q = q * t - 0.284496736f;
     q = q * t + 0.254829592f;
-    q = q * t * exp_f32(-z * z);  // erfc(|z|)
-    r = 0.5f * x * (x < 0.0f ? q : 2.0f - q);
+    q = q * t * exp_f32(-z * z);         // erfc(|z|)
+    const float two_minus_q = 2.0f - q;  // computed before the select: a select of two values
+    r = 0.5f * x * (x < 0.0f ? q : two_minus_q);  // vectorizes without -fno-trapping-math
   } else if constexpr (A == Activation::GeluTanh) {
     const float u = 0.79788456080286536f * (x + 0.044715f * x * x * x);
     r = x / (1.0f + exp_f32(-2.0f * u));
@@ -65,10 +71,14 @@ inline float activate_f32(float x) {
     return x;
   }
   constexpr float kInf = std::numeric_limits<float>::infinity();
-  return x != x ? x : x == kInf ? x : x == -kInf ? 0.0f : r;
+  const bool nan = x != x, pos_inf = x == kInf, neg_inf = x == -kInf;
+  r = neg_inf ? 0.0f : r;
+  return (nan | pos_inf) ? x : r;
 }
 
-// act over n contiguous floats, in place.
+// act over n contiguous floats, in place. GCC 12 vectorizes this loop with AVX-512 (its masks
+// if-convert the selects) but leaves it scalar with AVX2 under the default -ftrapping-math
+// ("control flow in loop"); it vectorizes with -fno-trapping-math.
 template <Activation A>
 inline void activate_f32_n(float* v, int n) {
 #if defined(_OPENMP)  // the library is built with OpenMP; a test including this may not be
