@@ -19,6 +19,37 @@ struct MatrixDesc {
   std::int64_t batch_stride = 0;
 };
 
+// The fused epilogue: D = act(alpha * op(A) op(B) + bias + beta * C), computed once per element
+// of D from the accumulator, before D's one rounding. The defaults (no bias, no activation) are
+// exactly the BLAS semantics of gemm() (BiasMode::None never reads GemmArgs::bias).
+enum class BiasMode : std::uint8_t {
+  None,
+  Row,     // bias[i] added to row i of D: M values (a per-output-channel bias of x^T W^T)
+  Column,  // bias[j] added to column j of D: N values (the bias of x W with x row-major)
+};
+enum class Activation : std::uint8_t {
+  None,
+  Relu,      // max(x, 0); NaN stays NaN, -0 stays -0
+  GeluErf,   // x * (1 + erf(x / sqrt 2)) / 2
+  GeluTanh,  // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
+  Silu,      // x / (1 + exp(-x))
+};  // every form maps +Inf to +Inf and -Inf to 0 (their limits), NaN to NaN
+struct EpilogueDesc {
+  BiasMode bias = BiasMode::None;
+  DType bias_dtype = DType::F32;  // f32, bf16 or f16 (f64 for an f64 accumulator); contiguous
+  Activation act = Activation::None;
+};  // the same bias for every batch entry
+
+// Scales of A and B (issue 13): D = act(alpha * (sum_p op(A)_ip op(B)_pj) * sa_i * sb_j + bias
+// + beta * C), with sa_i = scale_a[0] (Tensor) or scale_a[i] (Row: M values, one per row of
+// op(A)), and sb_j = scale_b[0] (Tensor) or scale_b[j] (Column: N values, one per column of
+// op(B)); fp32, contiguous, the same for every batch entry. Like A and B they are read only when
+// alpha != 0 and K > 0. Row is for A only, Column for B only.
+enum class ScaleMode : std::uint8_t { None, Tensor, Row, Column };
+struct ScaleDesc {
+  ScaleMode mode = ScaleMode::None;
+};
+
 // The problem. op(A) is M x K, op(B) is K x N, C and D are M x N.
 // A is stored M x K when trans_a == NoTrans and K x M otherwise (likewise B).
 struct GemmDesc {
@@ -28,6 +59,8 @@ struct GemmDesc {
   MatrixDesc a{}, b{}, c{}, d{};
   std::int64_t batch = 1;
   DType compute = DType::F32;  // accumulate type (F64 for f64 problems, I32 for int8)
+  EpilogueDesc epilogue{};     // floating outputs only
+  ScaleDesc scale_a{}, scale_b{};  // floating outputs only
 };
 
 // Pointers and scalars of one call. D may alias C (same pointer, same layout and ld).
@@ -38,6 +71,9 @@ struct GemmArgs {
   void* d = nullptr;
   double alpha = 1.0;
   double beta = 0.0;
+  const void* bias = nullptr;  // EpilogueDesc::bias != None: M or N values of bias_dtype
+  const float* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values
+  const float* scale_b = nullptr;  // 1 or N values
 };
 
 struct Options {

@@ -76,6 +76,11 @@ enum class Arg : int {
   Backend = 28,
   Kernel = 29,
   GroupCount = 30,
+  Epilogue = 31,   // GemmDesc::epilogue: its bias mode or activation
+  Bias = 32,       // GemmArgs::bias
+  DTypeBias = 33,  // EpilogueDesc::bias_dtype
+  ScaleA = 34,     // GemmDesc::scale_a / GemmArgs::scale_a
+  ScaleB = 35,     // GemmDesc::scale_b / GemmArgs::scale_b
 };
 std::string_view arg_name(Arg a) noexcept;
 

@@ -123,6 +123,11 @@ std::string_view arg_name(Arg a) noexcept {
     case Arg::Backend: return "backend";
     case Arg::Kernel: return "kernel";
     case Arg::GroupCount: return "group_count";
+    case Arg::Epilogue: return "epilogue";
+    case Arg::Bias: return "bias";
+    case Arg::DTypeBias: return "dtype_bias";
+    case Arg::ScaleA: return "scale_a";
+    case Arg::ScaleB: return "scale_b";
   }
   return "?";
 }

@@ -33,6 +33,24 @@ namespace {
 bool valid_op(Op o) { return o == Op::NoTrans || o == Op::Trans; }
 bool valid_layout(Layout l) { return l == Layout::RowMajor || l == Layout::ColMajor; }
 bool is_int(DType t) { return t == DType::I8 || t == DType::I4; }
+bool valid_bias_mode(BiasMode b) {
+  return b == BiasMode::None || b == BiasMode::Row || b == BiasMode::Column;
+}
+bool valid_activation(Activation a) {
+  switch (a) {
+    case Activation::None: case Activation::Relu: case Activation::GeluErf:
+    case Activation::GeluTanh: case Activation::Silu:
+      return true;
+  }
+  return false;
+}
+bool valid_scale_mode(ScaleMode s) {
+  return s == ScaleMode::None || s == ScaleMode::Tensor || s == ScaleMode::Row ||
+         s == ScaleMode::Column;
+}
+bool is_bias_dtype(DType t) {
+  return t == DType::F32 || t == DType::BF16 || t == DType::F16 || t == DType::F64;
+}
 
 Status check_ld(const MatrixDesc& m, Extent e, Arg arg, const char* what) {
   std::int64_t need = min_ld(m.layout, e);
@@ -103,6 +121,24 @@ Status validate_desc(const GemmDesc& d) {
                                                  : "floating inputs accumulate in f32 or f64");
   if (!integer && d.d.dtype == DType::I32)
     return GEMMKIT_INVALID(Arg::DTypeD, "an i32 output needs integer inputs");
+  // The fused epilogue: modes the reference defines, on floating outputs (i32 D is exact).
+  if (!valid_bias_mode(d.epilogue.bias))
+    return GEMMKIT_INVALID(Arg::Epilogue, "epilogue.bias is not none/row/column");
+  if (!valid_activation(d.epilogue.act))
+    return GEMMKIT_INVALID(Arg::Epilogue,
+                           "epilogue.act is not none/relu/gelu_erf/gelu_tanh/silu");
+  // Scales: per tensor, per row of op(A), per column of op(B).
+  if (!valid_scale_mode(d.scale_a.mode) || d.scale_a.mode == ScaleMode::Column)
+    return GEMMKIT_INVALID(Arg::ScaleA, "scale_a.mode is not none/tensor/row");
+  if (!valid_scale_mode(d.scale_b.mode) || d.scale_b.mode == ScaleMode::Row)
+    return GEMMKIT_INVALID(Arg::ScaleB, "scale_b.mode is not none/tensor/column");
+  if (integer && (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None))
+    return GEMMKIT_INVALID(d.scale_a.mode != ScaleMode::None ? Arg::ScaleA : Arg::ScaleB,
+                           "an integer GEMM (exact i32 output) takes no scales");
+  if (integer && has_epilogue(d))
+    return GEMMKIT_INVALID(Arg::Epilogue, "an integer GEMM takes no bias or activation");
+  if (d.epilogue.bias != BiasMode::None && !is_bias_dtype(d.epilogue.bias_dtype))
+    return GEMMKIT_INVALID(Arg::DTypeBias, "dtype of the bias must be f32, bf16, f16 or f64");
   return {};
 }
 
@@ -127,6 +163,27 @@ Status validate_args(const GemmDesc& d, const GemmArgs& a) {
     return GEMMKIT_INVALID(Arg::D, "D overlaps A");
   if (reads_ab && overlaps(rd, byte_range(a.b, d.b, stored_extent_b(d), d.batch)))
     return GEMMKIT_INVALID(Arg::D, "D overlaps B");
+  // Scales: read with A and B (so only when alpha != 0 and K > 0); 1, M or N fp32 values.
+  for (const bool is_a : {true, false}) {
+    const ScaleMode mode = is_a ? d.scale_a.mode : d.scale_b.mode;
+    const float* p = is_a ? a.scale_a : a.scale_b;
+    const Arg arg = is_a ? Arg::ScaleA : Arg::ScaleB;
+    if (mode == ScaleMode::None || !reads_ab) continue;
+    if (p == nullptr) return GEMMKIT_INVALID(arg, is_a ? "scale_a is null" : "scale_b is null");
+    const std::int64_t len = mode == ScaleMode::Tensor ? 1 : is_a ? d.m : d.n;
+    const MatrixDesc s{.dtype = DType::F32, .layout = Layout::ColMajor, .ld = len};
+    if (overlaps(rd, byte_range(p, s, {len, 1}, 1)))
+      return GEMMKIT_INVALID(Arg::D, is_a ? "D overlaps scale_a" : "D overlaps scale_b");
+  }
+  if (d.epilogue.bias != BiasMode::None) {
+    // M (row) or N (column) contiguous values, read by every batch entry.
+    if (a.bias == nullptr)
+      return GEMMKIT_INVALID(Arg::Bias, "bias is null and epilogue.bias is set");
+    const std::int64_t len = d.epilogue.bias == BiasMode::Row ? d.m : d.n;
+    const MatrixDesc bias{.dtype = d.epilogue.bias_dtype, .layout = Layout::ColMajor, .ld = len};
+    if (overlaps(rd, byte_range(a.bias, bias, {len, 1}, 1)))
+      return GEMMKIT_INVALID(Arg::D, "D overlaps the bias");
+  }
   return {};
 }
 

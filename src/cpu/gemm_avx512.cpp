@@ -25,6 +25,35 @@ struct VecF32 {
   static Reg set1(T x) { return _mm512_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm512_mul_ps(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
+  // b when either is NaN; zero-masked with every lane set (see kAll below)
+  static Reg max(Reg a, Reg b) { return _mm512_maskz_max_ps(0xFFFF, a, b); }
+  // bf16 / fp16 C and D (stored.hpp's rounding: nearest even, NaN kept quiet with its sign).
+  // Zero-masked forms with every lane set: the plain ones start from an "undefined" register
+  // that GCC 12 reports as maybe-uninitialized.
+  static constexpr __mmask16 kAll = 0xFFFF;
+  static Reg load_bf16(const std::uint16_t* p) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm512_castsi512_ps(
+        _mm512_maskz_slli_epi32(kAll, _mm512_maskz_cvtepu16_epi32(kAll, h), 16));
+  }
+  static Reg load_f16(const std::uint16_t* p) {
+    return _mm512_maskz_cvtph_ps(kAll, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static void store_bf16(std::uint16_t* p, Reg v) {
+    const __m512i u = _mm512_castps_si512(v), hi = _mm512_maskz_srli_epi32(kAll, u, 16);
+    const __m512i lsb = _mm512_and_si512(hi, _mm512_set1_epi32(1));
+    const __m512i r = _mm512_maskz_srli_epi32(
+        kAll, _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16);
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    const __m512i out = _mm512_mask_or_epi32(r, nan, hi, _mm512_set1_epi32(0x40));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_maskz_cvtepi32_epi16(kAll, out));
+  }
+  static void store_f16(std::uint16_t* p, Reg v) {
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i*>(p),
+        _mm512_maskz_cvtps_ph(kAll, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
 };
 
 struct VecF64 {
@@ -39,6 +68,9 @@ struct VecF64 {
   static Reg set1(T x) { return _mm512_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_pd(a, b, c); }
   static Reg mul(Reg a, Reg b) { return _mm512_mul_pd(a, b); }
+  static Reg add(Reg a, Reg b) { return _mm512_add_pd(a, b); }
+  // b when either is NaN; zero-masked with every lane set (GCC 12's maybe-uninitialized)
+  static Reg max(Reg a, Reg b) { return _mm512_maskz_max_pd(0xFF, a, b); }
 };
 
 }  // namespace
@@ -115,8 +147,8 @@ struct IgemmVnni {
     // that GCC 12 reports as maybe-uninitialized.
     constexpr __mmask8 kAll = 0xFF;
     for (int i = 0; i < kMR; ++i) {
-      T* d = e.d + i * e.sd.row;
-      const T* c = e.c + i * e.sc.row;
+      T* d = static_cast<T*>(e.d) + i * e.sd.row;
+      const T* c = static_cast<const T*>(e.c) + i * e.sc.row;
       for (int h = 0; h < kNR; h += 8) {
         const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(tmp + i * kNR + h));
         __m512d r = _mm512_mul_pd(alpha, _mm512_maskz_cvtepi32_pd(kAll, v));

@@ -4,7 +4,8 @@
 //              -> ir (MR) -> K::tile
 //   scheduler  the team shares each packed B block and splits the rows (BLIS's ic loop), or
 //              splits the columns when there is one row block (Driver::run)
-//   epilogue   in K::tile (registers -> D for full unit-stride tiles, a temporary tile otherwise)
+//   epilogue   in K::tile (registers -> D for full unit-stride tiles, a temporary tile otherwise);
+//              a bf16 / fp16 D is narrowed there, once, from an f32 running sum (Driver::run)
 // Plus the variants that reuse it: a streaming GEMV for M == 1 or N == 1, deterministic
 // split-K for small M * N with long K, and strided batches.
 #pragma once
@@ -33,13 +34,15 @@ inline namespace GEMMKIT_CPU_ISA {
 template <class T>
 struct Problem {
   std::int64_t m = 0, n = 0, k = 0;
-  PackSource<T> a;   // element (i, p)
-  PackSource<T> bt;  // element (j, p): B seen transposed, so both pack the same way
-  T* d = nullptr;
+  PackSource<T> a;    // element (i, p)
+  PackSource<T> bt;   // element (j, p): B seen transposed, so both pack the same way
+  void* d = nullptr;  // stored as d_as (stored.hpp)
   core::Strides sd;
-  const T* c = nullptr;
+  const void* c = nullptr;  // stored as c_as
   core::Strides sc;
+  Stored d_as = Stored::Native, c_as = Stored::Native;
   Scalar<T> alpha{1}, beta{0};
+  EpilogueOperands ep;  // pointers at element 0 of the bias and the scale vectors
 };
 
 // D^T = B^T A^T: the same problem with the roles of M and N swapped. Used so that D's unit
@@ -51,6 +54,8 @@ Problem<T> transposed(const Problem<T>& p) {
   std::swap(t.a, t.bt);
   t.sd = {p.sd.col, p.sd.row};
   t.sc = {p.sc.col, p.sc.row};
+  t.ep.bias_rows = !p.ep.bias_rows;
+  std::swap(t.ep.srow, t.ep.scol);
   return t;
 }
 
@@ -69,12 +74,26 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
   pr.bt.base = offset(args.b, desc.b);
   pr.bt.s = {v.b.col, v.b.row};
   pack_convert_for(desc.b.dtype, desc.compute, &pr.bt.convert);
-  pr.d = static_cast<T*>(const_cast<void*>(offset(args.d, desc.d)));
+  pr.d = const_cast<void*>(offset(args.d, desc.d));
   pr.sd = v.d;
-  pr.c = static_cast<const T*>(offset(args.c, desc.c));
+  stored_for(desc.d.dtype, desc.compute, &pr.d_as);
+  pr.c = offset(args.c, desc.c);
   pr.sc = v.c;
+  stored_for(desc.c.dtype, desc.compute, &pr.c_as);
   pr.alpha = static_cast<Scalar<T>>(args.alpha);
   pr.beta = static_cast<Scalar<T>>(args.beta);
+  if (desc.epilogue.bias != BiasMode::None) {
+    pr.ep.bias = args.bias;
+    stored_for(desc.epilogue.bias_dtype, desc.compute, &pr.ep.bias_as);
+    pr.ep.bias_rows = desc.epilogue.bias == BiasMode::Row;
+  }
+  pr.ep.act = desc.epilogue.act;
+  if (args.alpha != 0.0 && desc.k > 0) {  // scales are read with A and B only
+    if (desc.scale_a.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_a[0]);
+    if (desc.scale_b.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_b[0]);
+    if (desc.scale_a.mode == ScaleMode::Row) pr.ep.srow = args.scale_a;
+    if (desc.scale_b.mode == ScaleMode::Column) pr.ep.scol = args.scale_b;
+  }
   return pr;
 }
 
@@ -95,15 +114,20 @@ Problem<T> oriented(const Problem<T>& p, int mr, int nr) {
   return (!unit_keep && unit_swap) ? transposed(p) : p;
 }
 
-// D = beta * C (D = 0 when beta == 0, C unread): alpha == 0 or K == 0 reads neither A nor B.
+// D = act(beta * C + bias) (beta == 0: C unread): alpha == 0 or K == 0 reads neither A nor B.
 template <class T>
 void scale_only(const Problem<T>& p) {
   for (std::int64_t i = 0; i < p.m; ++i)
     for (std::int64_t j = 0; j < p.n; ++j) {
       Scalar<T> v{0};
       if (p.beta != Scalar<T>(0))
-        v = p.beta * static_cast<Scalar<T>>(p.c[i * p.sc.row + j * p.sc.col]);
-      p.d[i * p.sd.row + j * p.sd.col] = finish<T>(v);
+        v = p.beta *
+            static_cast<Scalar<T>>(load_stored<T>(p.c_as, p.c, i * p.sc.row + j * p.sc.col));
+      if constexpr (!std::is_integral_v<T>) {
+        if (p.ep.bias) v += load_stored<T>(p.ep.bias_as, p.ep.bias, p.ep.bias_rows ? i : j);
+        v = activate_as<T>(p.ep.act, v);
+      }
+      store_stored<T>(p.d_as, p.d, i * p.sd.row + j * p.sd.col, finish<T>(v));
     }
 }
 
@@ -121,6 +145,13 @@ struct Driver {
       return 1;
   }();
   static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
+  // Where the running sum lives between K blocks: in D itself (base == nullptr), or, when D is
+  // stored narrower than T (bf16 / fp16), in a T (M, N) buffer with N's stride 1 that only the
+  // last K block reads and narrows into D, so that the result is rounded once.
+  struct Sum {
+    T* base = nullptr;
+    core::Strides s;
+  };
   // Packed words along K of a K block of kc steps: a micro-panel holds kcp * R words.
   static std::int64_t packed_k(std::int64_t kc) { return (kc + G - 1) / G; }
   template <int R>
@@ -167,6 +198,11 @@ struct Driver {
     for (int t = 0; t < nt; ++t) ws.a[t].get(bytes);
     const std::int64_t b_shared = round_up(NC * KC, 64);
     T* shared = shared_b ? static_cast<T*>(ws.b.get(sizeof(T) * 2 * b_shared)) : nullptr;
+    Sum sum;
+    if (p.d_as != Stored::Native && p.k > KC) {
+      sum.base = static_cast<T*>(ws.sum.get(sizeof(T) * p.m * p.n));
+      sum.s = {p.n, 1};
+    }
 
     // Rows [i0, i0 + mc) against B micro-panels [q0, q1), each packed just before its use.
     auto stream_block = [&](int tid, std::int64_t i0, std::int64_t mc, std::int64_t q0,
@@ -179,7 +215,7 @@ struct Driver {
         for (std::int64_t q = q0; q < q1; ++q) {
           const std::int64_t j0 = q * NR, nc = std::min<std::int64_t>(NR, p.n - j0);
           pack<NR>(p.bt, j0, nc, p0, kc, panel);
-          macro_kernel(p, pa, panel, i0, mc, j0, nc, p0, kc, 0, 1);
+          macro_kernel(p, sum, pa, panel, i0, mc, j0, nc, p0, kc, 0, 1);
         }
       }
     };
@@ -198,7 +234,7 @@ struct Driver {
           for (std::int64_t i0 = 0; i0 < p.m; i0 += MC) {
             const std::int64_t mc = std::min(MC, p.m - i0);
             pack<MR>(p.a, i0, mc, p0, kc, pa);
-            macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
+            macro_kernel(p, sum, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
           }
         }
       }
@@ -224,7 +260,7 @@ struct Driver {
           for (std::int64_t i0 = r_lo; i0 < r_hi; i0 += MC) {
             const std::int64_t mc = std::min(MC, r_hi - i0);
             pack<MR>(p.a, i0, mc, p0, kc, pa);
-            macro_kernel(p, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
+            macro_kernel(p, sum, pa, pb, i0, mc, j0, nc, p0, kc, 0, panels);
           }
         }
       }
@@ -247,26 +283,39 @@ struct Driver {
   }
 
   // Every (MR, NR) tile of micro-panels [q0, q1) of the packed B block against the A block.
-  static void macro_kernel(const Problem<T>& p, const T* pa, const T* pb, std::int64_t i0,
-                           std::int64_t mc, std::int64_t j0, std::int64_t nc, std::int64_t p0,
-                           std::int64_t kc, std::int64_t q0, std::int64_t q1) {
-    const bool first = p0 == 0;
+  static void macro_kernel(const Problem<T>& p, const Sum& sum, const T* pa, const T* pb,
+                           std::int64_t i0, std::int64_t mc, std::int64_t j0, std::int64_t nc,
+                           std::int64_t p0, std::int64_t kc, std::int64_t q0, std::int64_t q1) {
+    const bool first = p0 == 0, last = p0 + kc == p.k;
     const std::int64_t kcp = packed_k(kc);
+    // Writes D in the last K block (in every block when the running sum is D itself), reads
+    // C in the first and the running sum after.
+    const bool to_d = last || sum.base == nullptr;
+    void* d = to_d ? p.d : sum.base;
+    const void* c = first ? p.c : sum.base ? sum.base : p.d;
     Epi<T> e;
-    e.sd = p.sd;
-    e.sc = first ? p.sc : p.sd;
+    e.sd = to_d ? p.sd : sum.s;
+    e.d_as = to_d ? p.d_as : Stored::Native;
+    e.sc = first ? p.sc : sum.base ? sum.s : p.sd;
+    e.c_as = first ? p.c_as : Stored::Native;  // D itself is then stored as T
     e.alpha = p.alpha;
     e.beta = first ? p.beta : Scalar<T>(1);
     e.read_c = !first || p.beta != Scalar<T>(0);
-    const bool unit = p.sd.col == 1 && (!e.read_c || e.sc.col == 1);
+    e.ep = p.ep;  // its pointers moved to each tile's origin below
+    if (!last) e.ep.act = Activation::None;
+    const bool unit = e.sd.col == 1 && (!e.read_c || e.sc.col == 1);
     for (std::int64_t q = q0; q < q1; ++q) {
       const std::int64_t jr = q * NR;
       e.nr = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
       for (std::int64_t ir = 0; ir < mc; ir += MR) {
         e.mr = static_cast<int>(std::min<std::int64_t>(MR, mc - ir));
         const std::int64_t i = i0 + ir, j = j0 + jr;
-        e.d = p.d + i * p.sd.row + j * p.sd.col;
-        e.c = first ? (e.read_c ? p.c + i * p.sc.row + j * p.sc.col : nullptr) : e.d;
+        e.d = stored_at<T>(e.d_as, d, i * e.sd.row + j * e.sd.col);
+        e.c = e.read_c ? stored_at<T>(e.c_as, c, i * e.sc.row + j * e.sc.col) : nullptr;
+        const EpilogueOperands& f = p.ep;
+        e.ep.bias = last && f.bias ? stored_at<T>(f.bias_as, f.bias, f.bias_rows ? i : j) : nullptr;
+        e.ep.srow = f.srow ? f.srow + i : nullptr;  // every K block scales its own product
+        e.ep.scol = f.scol ? f.scol + j : nullptr;
         e.fast = unit && e.mr == MR && e.nr == NR;
         K::tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
       }
@@ -291,8 +340,8 @@ void gemv(Problem<T> p, int nt) {
   nt = static_cast<int>(std::min<std::int64_t>(nt, (p.n + 63) / 64));
   auto finish_col = [&](std::int64_t j, T acc) {
     Scalar<T> v = p.alpha * acc;
-    if (p.beta != Scalar<T>(0)) v += p.beta * p.c[j * p.sc.col];
-    p.d[j * p.sd.col] = v;
+    if (p.beta != Scalar<T>(0)) v += p.beta * load_stored<T>(p.c_as, p.c, j * p.sc.col);
+    store_stored<T>(p.d_as, p.d, j * p.sd.col, v);
   };
   auto body = [&](int tid) {
     const std::int64_t j_begin = p.n * tid / nt, j_end = p.n * (tid + 1) / nt;
@@ -377,12 +426,15 @@ void splitk(const Problem<typename K::T>& p, const BlockSizes& bs, int splits, i
     ps.k = k1 - k0;
     ps.a.base = static_cast<const T*>(p.a.base) + k0 * p.a.s.col;
     ps.bt.base = static_cast<const T*>(p.bt.base) + k0 * p.bt.s.col;
-    ps.d = part + s * mn;
+    T* ds = part + s * mn;
+    ps.d = ds;
     ps.sd = {p.n, 1};
+    ps.d_as = Stored::Native;
     ps.c = nullptr;
+    ps.ep.bias = nullptr, ps.ep.act = Activation::None;  // partial sums only
     ps.alpha = Scalar<T>(1), ps.beta = Scalar<T>(0);
     if (ps.k == 0)
-      std::fill(ps.d, ps.d + mn, T(0));
+      std::fill(ds, ds + mn, T(0));
     else
       Driver<K>::run(ps, bs, 1);
   }
@@ -392,8 +444,9 @@ void splitk(const Problem<typename K::T>& p, const BlockSizes& bs, int splits, i
       T acc = part[i * p.n + j];
       for (int s = 1; s < splits; ++s) acc += part[s * mn + i * p.n + j];
       Scalar<T> v = p.alpha * acc;
-      if (p.beta != Scalar<T>(0)) v += p.beta * p.c[i * p.sc.row + j * p.sc.col];
-      p.d[i * p.sd.row + j * p.sd.col] = finish<T>(v);
+      if (p.beta != Scalar<T>(0))
+        v += p.beta * load_stored<T>(p.c_as, p.c, i * p.sc.row + j * p.sc.col);
+      store_stored<T>(p.d_as, p.d, i * p.sd.row + j * p.sd.col, finish<T>(v));
     }
 }
 

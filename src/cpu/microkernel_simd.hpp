@@ -3,9 +3,12 @@
 // of the B micro-panel, broadcasts MR values of the A micro-panel and issues MR * NV FMAs.
 // Full tiles with unit-stride D (and C) rows are written back from registers; every other
 // tile goes through a small temporary tile and the scalar epilogue, so the kernel never
-// handles a partial tile itself.
+// handles a partial tile itself (write_back). A bf16 / fp16 C or D is widened / narrowed in
+// registers by the traits' load_bf16, load_f16, store_bf16, store_f16 (f32 only); the fused
+// epilogue (bias, scales, activation) is applied there too.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "cpu/epilogue.hpp"
 #include "cpu/isa_namespace.hpp"
@@ -31,8 +34,8 @@ struct SimdKernel {
     // epilogue on a cache miss (large power-of-two row strides make it worse).
     if (e.fast) {
       for (int i = 0; i < MR; ++i) {
-        const char* row = reinterpret_cast<const char*>(e.d + i * e.sd.row);
-        for (int off = 0; off < kNR * static_cast<int>(sizeof(T)); off += 64)
+        const char* row = static_cast<const char*>(stored_at<T>(e.d_as, e.d, i * e.sd.row));
+        for (int off = 0; off < kNR * stored_bytes<T>(e.d_as); off += 64)
           __builtin_prefetch(row + off, 1, 3);
       }
     }
@@ -51,12 +54,21 @@ struct SimdKernel {
     }
 
     // Epilogue.
-    if (e.fast) {
+    write_back(acc, e);
+  }
+
+  // The write-back of one tile, by the cheapest path that serves it: full unit-stride tiles
+  // from registers (plain f32 / f64; bf16 / fp16 C or D, bias, scales and ReLU widened,
+  // narrowed and applied in registers; GELU / SiLU through an L1 tile and vector activations),
+  // everything else (edges, strided D) through a temporary tile and the scalar epilogue.
+  __attribute__((always_inline)) static void write_back(const typename V::Reg (&acc)[MR][NV],
+                                                        const Epi<T>& e) {
+    if (e.fast && e.native() && e.plain()) {
       const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta);
 #pragma GCC unroll 32
       for (int i = 0; i < MR; ++i) {
-        T* d = e.d + i * e.sd.row;
-        const T* c = e.c + i * e.sc.row;
+        T* d = static_cast<T*>(e.d) + i * e.sd.row;
+        const T* c = static_cast<const T*>(e.c) + i * e.sc.row;
 #pragma GCC unroll 4
         for (int v = 0; v < NV; ++v) {
           typename V::Reg r = V::mul(alpha, acc[i][v]);
@@ -66,10 +78,97 @@ struct SimdKernel {
       }
       return;
     }
+    if (e.fast && (e.ep.act == Activation::None || e.ep.act == Activation::Relu)) {
+      // bf16 / fp16 C or D, a bias, ReLU: the same arithmetic, widened and narrowed in registers.
+      with_stored<T>(e.d_as, [&](auto da) {
+        with_stored<T>(e.read_c ? e.c_as : Stored::Native, [&](auto ca) {
+          write_stored<decltype(da)::value, decltype(ca)::value>(acc, e);
+        });
+      });
+      return;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (e.fast) {  // GELU / SiLU: the pre-activation tile in L1, act over it in vectors, to D
+        alignas(64) T pre[MR * kNR];  // (MR, NR)
+        Epi<T> to_pre = e;
+        to_pre.d = pre, to_pre.sd = {kNR, 1}, to_pre.d_as = Stored::Native;
+        to_pre.ep.act = Activation::None;
+        with_stored<T>(e.read_c ? e.c_as : Stored::Native, [&](auto ca) {
+          write_stored<Stored::Native, decltype(ca)::value>(acc, to_pre);
+        });
+        with_activation(e.ep.act,
+                        [&](auto a) { activate_f32_n<decltype(a)::value>(pre, MR * kNR); });
+        with_stored<T>(e.d_as, [&](auto da) {
+          for (int i = 0; i < MR; ++i)
+            for (int v = 0; v < NV; ++v)
+              store_as<decltype(da)::value>(e.d, i * e.sd.row + v * V::W,
+                                            V::load(pre + i * kNR + v * V::W));
+        });
+        return;
+      }
+    }
     alignas(64) T tmp[MR * kNR];  // (MR, NR) temporary tile for edges and strided outputs
     for (int i = 0; i < MR; ++i)
       for (int v = 0; v < NV; ++v) V::storeu(tmp + i * kNR + v * V::W, acc[i][v]);
     epilogue_tile<kNR>(tmp, e);
+  }
+
+  // Vectors of C and D stored as S.
+  template <Stored S>
+  static typename V::Reg load_as(const void* base, std::int64_t idx) {
+    if constexpr (S == Stored::Bf16)
+      return V::load_bf16(static_cast<const std::uint16_t*>(base) + idx);
+    else if constexpr (S == Stored::F16)
+      return V::load_f16(static_cast<const std::uint16_t*>(base) + idx);
+    else
+      return V::loadu(static_cast<const T*>(base) + idx);
+  }
+  template <Stored S>
+  static void store_as(void* base, std::int64_t idx, typename V::Reg r) {
+    if constexpr (S == Stored::Bf16)
+      V::store_bf16(static_cast<std::uint16_t*>(base) + idx, r);
+    else if constexpr (S == Stored::F16)
+      V::store_f16(static_cast<std::uint16_t*>(base) + idx, r);
+    else
+      V::storeu(static_cast<T*>(base) + idx, r);
+  }
+
+  static typename V::Reg load_any(Stored s, const void* base, std::int64_t idx) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (s == Stored::Bf16) return load_as<Stored::Bf16>(base, idx);
+      if (s == Stored::F16) return load_as<Stored::F16>(base, idx);
+    }
+    return load_as<Stored::Native>(base, idx);
+  }
+
+  // The register write-back of a full unit-stride tile with D stored as DA and C as CA:
+  // act(alpha * acc + beta * C + bias) for act = none or ReLU (maxps(0, x), as core::activate).
+  template <Stored DA, Stored CA>
+  static void write_stored(const typename V::Reg (&acc)[MR][NV], const Epi<T>& e) {
+    const typename V::Reg beta = V::set1(e.beta), zero = V::zero();
+    const bool bias_cols = e.ep.bias && !e.ep.bias_rows, relu = e.ep.act == Activation::Relu;
+    typename V::Reg bias_col[NV], scale_col[NV];  // the same NR values for every row
+    alignas(64) T sc[kNR];
+    for (int j = 0; j < kNR; ++j) sc[j] = e.ep.scol ? T(e.ep.scol[j]) : T(1);
+    for (int v = 0; v < NV; ++v) {
+      bias_col[v] = bias_cols ? load_any(e.ep.bias_as, e.ep.bias, v * V::W) : zero;
+      scale_col[v] = V::loadu(sc + v * V::W);
+    }
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i) {
+      const typename V::Reg bias_row =
+          e.ep.bias && e.ep.bias_rows ? V::set1(load_stored<T>(e.ep.bias_as, e.ep.bias, i)) : zero;
+      const typename V::Reg alpha = V::set1(e.ep.srow ? e.alpha * T(e.ep.srow[i]) : e.alpha);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        typename V::Reg r = V::mul(alpha, acc[i][v]);
+        if (e.ep.scol) r = V::mul(r, scale_col[v]);
+        if (e.read_c) r = V::fma(beta, load_as<CA>(e.c, i * e.sc.row + v * V::W), r);
+        if (e.ep.bias) r = V::add(r, bias_cols ? bias_col[v] : bias_row);
+        if (relu) r = V::max(zero, r);
+        store_as<DA>(e.d, i * e.sd.row + v * V::W, r);
+      }
+    }
   }
 };
 

@@ -1,11 +1,13 @@
 // Registers every CPU kernel in the kernel registry: the fp64 reference, the ladder rungs and,
 // per ISA (run-time checked), the production kernels and their variants.
+#include "core/epilogue_ref.hpp"
 #include "core/reference.hpp"
 #include "core/status.hpp"
 #include "cpu/cpu_info.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/ladder.hpp"
 #include "cpu/split_policy.hpp"
+#include "cpu/stored.hpp"
 #include "cpu/typed_gemm.hpp"
 #include "dispatch/registry.hpp"
 
@@ -41,17 +43,28 @@ Status check_isa(Isa isa) {
                        std::string("this CPU lacks ") + cpu::isa_name(isa));
 }
 
-bool is_sgemm_input(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
+// The 32- and 16-bit floats: A and B convert while packing, C and D in the write-back (bf16 /
+// fp16 rounded to nearest even, from the f32 result).
+bool is_f32_family(DType t) { return t == DType::F32 || t == DType::BF16 || t == DType::F16; }
+
+// The packed kernels' fused epilogue reads the bias as the accumulate type, or as bf16 / fp16
+// next to an f32 accumulator.
+Status bias_supported(const GemmDesc& d) {
+  cpu::Stored s;
+  if (d.epilogue.bias != BiasMode::None && !cpu::stored_for(d.epilogue.bias_dtype, d.compute, &s))
+    return GEMMKIT_UNSUPPORTED("the bias dtype is neither the accumulate type nor bf16 / fp16");
+  return {};
+}
 
 Status sgemm_supports(const GemmDesc& d) {
-  if (d.compute != DType::F32 || d.c.dtype != DType::F32 || d.d.dtype != DType::F32 ||
-      !is_sgemm_input(d.a.dtype) || !is_sgemm_input(d.b.dtype))
-    return GEMMKIT_UNSUPPORTED("sgemm takes f32/bf16/f16 A and B, f32 C, D and accumulate");
-  return {};
+  if (d.compute != DType::F32 || !is_f32_family(d.a.dtype) || !is_f32_family(d.b.dtype) ||
+      !is_f32_family(d.c.dtype) || !is_f32_family(d.d.dtype))
+    return GEMMKIT_UNSUPPORTED("sgemm takes f32/bf16/f16 A, B, C and D with f32 accumulate");
+  return bias_supported(d);
 }
 Status dgemm_supports(const GemmDesc& d) {
   if (!cpu::all_dtype(d, DType::F64)) return GEMMKIT_UNSUPPORTED("dgemm takes all-f64 problems");
-  return {};
+  return bias_supported(d);
 }
 Status igemm_supports(const GemmDesc& d) {
   if (d.a.dtype != DType::I8 || d.b.dtype != DType::I8 || d.c.dtype != DType::I32 ||
@@ -62,9 +75,13 @@ Status igemm_supports(const GemmDesc& d) {
     return GEMMKIT_UNSUPPORTED("igemm: K >= 2^17 could overflow the i32 accumulator");
   return {};
 }
+// A and B as the accumulate type (the GEMV and split-K read them unconverted); C and D too, or
+// bf16 / fp16 next to an f32 accumulator.
 Status same_float(const GemmDesc& d) {
-  if (!cpu::all_dtype(d, DType::F32) && !cpu::all_dtype(d, DType::F64))
-    return GEMMKIT_UNSUPPORTED("takes all-f32 or all-f64 problems");
+  const bool f32 = d.compute == DType::F32 && d.a.dtype == DType::F32 && d.b.dtype == DType::F32 &&
+                   is_f32_family(d.c.dtype) && is_f32_family(d.d.dtype);
+  if (!f32 && !cpu::all_dtype(d, DType::F64))
+    return GEMMKIT_UNSUPPORTED("takes f32 A and B with f32/bf16/f16 C and D, or all-f64 problems");
   return {};
 }
 
@@ -75,7 +92,8 @@ std::string tile_name(cpu::TileShape t) {
 KernelInfo production(std::string name, std::string config, int priority,
                       std::function<Status(const GemmDesc&)> supports, Isa isa,
                       std::function<Status(const GemmDesc&, const GemmArgs&, const Options&)> run,
-                      ledger::Variant variant = ledger::Variant::DataParallel) {
+                      ledger::Variant variant = ledger::Variant::DataParallel,
+                      bool fused_epilogue = false) {
   return KernelInfo{
       .name = std::move(name),
       .backend = Backend::Cpu,
@@ -89,6 +107,7 @@ KernelInfo production(std::string name, std::string config, int priority,
       .run = std::move(run),
       .workspace_bytes = {},
       .variant = variant,
+      .fused_epilogue = fused_epilogue,
   };
 }
 
@@ -105,20 +124,22 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
         "f32: " + s_blocks + "; f64: " + d_blocks + "; i8->i32 " + tile_name(k.igemm_tile), base,
         [](const GemmDesc& d) -> Status {
           if (sgemm_supports(d) || dgemm_supports(d) || igemm_supports(d)) return {};
-          return GEMMKIT_UNSUPPORTED("portable gemm: f32/bf16/f16 -> f32, f64, i8 -> i32");
+          return GEMMKIT_UNSUPPORTED("portable gemm: f32/bf16/f16 -> f32/bf16/f16, f64, i8 -> i32");
         },
         k.isa,
         [k](const GemmDesc& d, const GemmArgs& a, const Options& o) {
           if (d.d.dtype == DType::F64) return k.dgemm(d, a, o);
           if (d.d.dtype == DType::I32) return k.igemm(d, a, o);
           return k.sgemm(d, a, o);
-        }));
+        },
+        ledger::Variant::DataParallel, true));
   } else {
     r.add(production("cpu.sgemm_" + isa + "_" + tile_name(k.sgemm_tile),
-                     s_blocks + ",inputs f32|bf16|f16 converted while packing", base,
-                     sgemm_supports, k.isa, k.sgemm));
+                     s_blocks + ",inputs f32|bf16|f16 converted while packing,C and D f32|bf16|f16 "
+                                "rounded in the write-back",
+                     base, sgemm_supports, k.isa, k.sgemm, ledger::Variant::DataParallel, true));
     r.add(production("cpu.dgemm_" + isa + "_" + tile_name(k.dgemm_tile), d_blocks, base,
-                     dgemm_supports, k.isa, k.dgemm));
+                     dgemm_supports, k.isa, k.dgemm, ledger::Variant::DataParallel, true));
     r.add(production("cpu.igemm_" + isa + "_" + tile_name(k.igemm_tile),
                      "i8 x i8 -> i32 exact, KC=K", base, igemm_supports, k.isa, k.igemm));
   }
@@ -163,10 +184,14 @@ void register_cpu_kernels(Registry& r) {
       .can_implement = [](const GemmDesc&) { return Status{}; },
       .run =
           [](const GemmDesc& d, const GemmArgs& a, const Options&) {
-            core::reference_gemm(d, a);
+            if (core::has_epilogue(d))
+              core::reference_gemm_epilogue(d, a);
+            else
+              core::reference_gemm(d, a);
             return Status{};
           },
       .workspace_bytes = {},
+      .fused_epilogue = true,
   });
   register_ladder(r);
   register_isa(r, cpu::avx512_kernels(), 300);

@@ -28,6 +28,7 @@ struct PackWorkspace {
   std::vector<AlignedBuffer> a;  // one packed (MC, KC) A block per team thread
   AlignedBuffer partial;         // split-K partial products
   AlignedBuffer vec;             // GEMV: contiguous x and per-thread accumulators
+  AlignedBuffer sum;             // the running sum between K blocks of a bf16 / fp16 D
   // Makes room for `threads` A buffers (call before the parallel region).
   void reserve_threads(int threads) {
     if (static_cast<int>(a.size()) < threads) a.resize(threads);

@@ -2,9 +2,20 @@
 
 #include <mutex>
 
+#include "core/status.hpp"
+#include "core/validate.hpp"
+
 namespace gemmkit::dispatch {
 
-void Registry::add(KernelInfo k) { kernels_.push_back(std::move(k)); }
+void Registry::add(KernelInfo k) {
+  if (!k.fused_epilogue && k.can_implement)
+    k.can_implement = [inner = std::move(k.can_implement)](const GemmDesc& d) -> Status {
+      if (core::has_epilogue(d))
+        return GEMMKIT_UNSUPPORTED("no fused epilogue (bias, activation) in this kernel");
+      return inner(d);
+    };
+  kernels_.push_back(std::move(k));
+}
 
 const KernelInfo* Registry::find(std::string_view name) const noexcept {
   for (const auto& k : kernels_)

@@ -34,6 +34,9 @@ struct KernelInfo {
   // Which branch of the ledger's decision tree this kernel serves; the planner prefers kernels
   // of the variant the tree chose, and passes the split count in Options::split_k.
   ledger::Variant variant = ledger::Variant::DataParallel;
+  // Computes GemmDesc::epilogue (bias, activation). Registry::add makes every other kernel
+  // refuse a problem that has one, so that none can ignore it.
+  bool fused_epilogue = false;
 };
 
 class Registry {
