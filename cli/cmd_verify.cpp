@@ -75,6 +75,9 @@ void add_verify_command(CLI::App& app) {
                        {"first_failure", r.cmp.first_failure},
                        {"note", r.note},
                        {"seconds", seconds},
+                       {"setup_s", r.setup_s},
+                       {"gemm_s", r.gemm_s},
+                       {"check_s", r.check_s},
                        {"seed", opts.seed}};
       std::printf("%s\n", j.dump(2).c_str());
     } else {
@@ -87,6 +90,7 @@ void add_verify_command(CLI::App& app) {
           (long long)r.cmp.mismatches, r.cmp.max_abs_err, r.cmp.max_err_over_bound,
           (unsigned long long)opts.seed, seconds);
       if (!r.cmp.reference.empty()) std::printf("  reference: %s\n", r.cmp.reference.c_str());
+      std::printf("  seconds: setup %.2f, gemm %.2f, check %.2f\n", r.setup_s, r.gemm_s, r.check_s);
       if (!r.status.ok()) std::printf("  status: %s\n", to_string(r.status).c_str());
       if (!r.cmp.first_failure.empty())
         std::printf("  first failure: %s\n", r.cmp.first_failure.c_str());

@@ -49,7 +49,8 @@ struct HostCase {
   static constexpr std::size_t kGuardBytes = 64;
   static constexpr std::uint8_t kSentinel = 0x5A;
 
-  // Builds buffers: A, B, C filled U[-1, 1] (seeded), D and all padding set to the sentinel.
+  // Builds buffers: A, B, C filled U[-1, 1] (seeded), D and all padding set to the sentinel;
+  // C keeps the sentinel too when beta == 0 (never read).
   static HostCase make(const GemmDesc& desc, double alpha, double beta, std::uint64_t seed);
   GemmArgs args();                       // pointers into the buffers (D separate from C)
   GemmArgs args_in_place();              // D aliases C (needs matching C/D descriptors)
@@ -71,6 +72,9 @@ struct VerifyResult {
   Status status;  // what gemm() returned
   Compare cmp;
   std::string note;
+  // Wall seconds of the three parts: building the case (fills), the candidate's call (with
+  // the copies to and from the device), the check (reference and comparison).
+  double setup_s = 0, gemm_s = 0, check_s = 0;
 };
 
 // Probe-vector check for shapes too large for the fp64 reference (cost O(MN + NK + MK) per
