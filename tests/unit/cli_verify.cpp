@@ -91,8 +91,11 @@ TEST(CliValidation, BadSizesAreNamedBeforeAllocation) {
       // Two bad arguments: the first in netlib order is named.
       {"--k -5 --m -1", "InvalidValue (argument 3: m)"},
   };
+  // Every case through verify; the first three through every other command (one process
+  // each: keeps the test short under the sanitizers).
   for (const char* cmd : {"verify", "run", "bench", "explain", "ledger"})
     for (const Bad& b : bad) {
+      if (std::string(cmd) != "verify" && &b - bad >= 3) break;
       const Result r = run(std::string(cmd) + " --backend cpu " + b.flags);
       EXPECT_EQ(r.rc, 1) << cmd << " " << b.flags << "\n" << r.out;
       EXPECT_NE(r.out.find(b.named), std::string::npos) << cmd << " " << b.flags << "\n" << r.out;
