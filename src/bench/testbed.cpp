@@ -63,7 +63,9 @@ void fill_uniform(DType t, void* p, std::int64_t count, std::uint64_t seed, doub
     for (std::int64_t base = 0; base < count; base += kChunk) {
       const std::int64_t len = std::min(kChunk, count - base);
       for (std::int64_t i = 0; i < len; ++i) draws[static_cast<std::size_t>(i)] = rng();
-#pragma omp parallel for schedule(static) if (len >= 8192)
+      // Dynamic blocks: on a shared machine a thread that is not scheduled leaves its work
+      // to the others instead of holding the region up.
+#pragma omp parallel for schedule(dynamic, 65536) if (len >= 8192)
       for (std::int64_t i = 0; i < len; ++i) {
         ReplayEngine e{draws[static_cast<std::size_t>(i)]};
         std::uniform_real_distribution<double> u(lo, hi);
