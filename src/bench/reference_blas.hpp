@@ -45,6 +45,8 @@ struct ReferenceMatrix {
 };
 
 // Expects a validated descriptor with defaulted lds and host pointers in `args` (D unused).
+// Below 2MNK = 1e8 it runs OpenBLAS on one thread (and restores the count after): so calls from
+// several host threads at once must not mix small and large problems.
 ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool want_gauge);
 
 // The same through core::reference_visit, element by element (the oracle; slow).

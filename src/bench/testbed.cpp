@@ -454,7 +454,6 @@ struct DeviceCase {
   ~DeviceCase() {
     for (void* q : p) device_free(q);
   }
-  OperandSet set() const { return OperandSet{p[0], p[1], p[2], p[3]}; }
 };
 
 // Runs the candidate on device copies of the host buffers; d_out receives D.
@@ -476,21 +475,35 @@ Status run_on_device(HostCase& hc, DeviceCase& dev, std::vector<std::uint8_t>& d
   return st;
 }
 
+// The GPU reference of hc's problem on fresh device copies of hc's A, B and C: it never reads
+// the candidate's buffers, which the candidate might have changed.
+bool reference_on_gpu(const HostCase& hc, bool want_gauge, ReferenceMatrix* out, std::string* err) {
+  DeviceCase dev;
+  const std::vector<std::uint8_t>* host[3] = {&hc.a, &hc.b, &hc.c};
+  const bool use[3] = {hc.alpha != 0.0, hc.alpha != 0.0, hc.beta != 0.0};
+  for (int i = 0; i < 3; ++i)
+    if (use[i] && !(device_alloc(&dev.p[i], host[i]->size(), err) &&
+                    copy_to_device(dev.p[i], host[i]->data(), host[i]->size(), err)))
+      return false;
+  return reference_on_device(hc.desc,
+                             GemmArgs{dev.p[0], dev.p[1], dev.p[2], nullptr, hc.alpha, hc.beta},
+                             want_gauge, out, err);
+}
+
 Compare check_unperturbed(const HostCase& hc, const std::vector<std::uint8_t>& got,
                           const std::vector<std::uint8_t>& before, const CheckPolicy& policy,
-                          const OperandSet* device) {
+                          bool gpu) {
   const GemmDesc& d = hc.desc;
   if (resolve_check(d, policy) == CheckMode::Probe) {
     Compare r = probe_compare(hc, got, before, policy.seed);
     r.reference = "host: probe vectors + sampled entries";
     return r;
   }
-  if (device == nullptr) return compare_to_reference(hc, got, before);
+  if (!gpu) return compare_to_reference(hc, got, before);
   const bool exact = ElementCheck(d).exact;
   ReferenceMatrix ref;
   std::string err;
-  if (reference_on_device(d, GemmArgs{device->a, device->b, device->c, nullptr, hc.alpha, hc.beta},
-                          !exact, &ref, &err)) {
+  if (reference_on_gpu(hc, !exact, &ref, &err)) {
     Compare r = compare_to_matrix(hc, ref, got, before);
     r.reference = "gpu: fp64 reference kernel";
     return r;
@@ -544,9 +557,9 @@ void corrupt_d00(const GemmDesc& desc, std::vector<std::uint8_t>& d) {
 
 Compare check_result(const HostCase& hc, std::vector<std::uint8_t> d_candidate,
                      const std::vector<std::uint8_t>& d_before, const CheckPolicy& policy,
-                     const OperandSet* device) {
+                     bool gpu_reference) {
   if (corrupt_result_requested()) corrupt_d00(hc.desc, d_candidate);
-  return check_unperturbed(hc, d_candidate, d_before, policy, device);
+  return check_unperturbed(hc, d_candidate, d_before, policy, gpu_reference);
 }
 
 VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const Options& opt,
@@ -563,9 +576,9 @@ VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const 
   res.setup_s = seconds(t0);
   t0 = clock::now();
   const bool on_device = opt.backend == Backend::Cuda;
-  DeviceCase dev;
   if (on_device) {
     std::string err;
+    DeviceCase dev;  // freed before the check: the GPU reference makes its own copies
     res.status = run_on_device(hc, dev, d_out, opt, &err);
   } else {
     res.status = gemm(hc.desc, GemmArgs{hc.a.data(), hc.b.data(), hc.c.data(), d_out.data(),
@@ -588,10 +601,8 @@ VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const 
     corrupt_d00(hc.desc, d_out);
     res.note = "result corrupted on purpose (GEMMKIT_TEST_CORRUPT_RESULT)";
   }
-  const OperandSet set = dev.set();
-  res.cmp =
-      check_unperturbed(hc, d_out, d0, CheckPolicy{policy.mode, policy.max_reference_flop, seed},
-                        on_device ? &set : nullptr);
+  res.cmp = check_unperturbed(hc, d_out, d0,
+                              CheckPolicy{policy.mode, policy.max_reference_flop, seed}, on_device);
   res.check_s = seconds(t0);
   res.disposition = res.cmp.passed ? Disposition::Passed : Disposition::Incorrect;
   return res;

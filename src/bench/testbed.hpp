@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "bench/provider.hpp"
 #include "gemmkit/gemm.hpp"
 
 namespace gemmkit::bench {
@@ -95,8 +94,10 @@ Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& d_can
 //   Full   the fp64 reference on every element (compare_to_reference);
 //   Probe  probe_compare (O(MN + NK + MK) per batch);
 //   Auto   Full when 2*M*N*K*batch is at most `max_reference_flop`, Probe otherwise.
-// With `device` (A, B, C of the case in device memory) the full reference runs on the GPU
-// (bench/reference_device.hpp), and on the host only if that fails (Compare::reference says).
+// With `gpu_reference` (the candidate ran on CUDA) the full reference runs on the GPU
+// (bench/reference_device.hpp) on fresh device copies of hc's inputs (never on the
+// candidate's buffers, which it might have changed), and on the host only if that fails
+// (Compare::reference says which).
 // Honours GEMMKIT_TEST_CORRUPT_RESULT (perturbs d_candidate(0,0) first; see verify_case).
 enum class CheckMode { Full, Probe, Auto };
 std::string_view check_mode_name(CheckMode m) noexcept;  // "full", "probe", "auto"
@@ -110,7 +111,7 @@ struct CheckPolicy {
 CheckMode resolve_check(const GemmDesc& d, const CheckPolicy& policy) noexcept;
 Compare check_result(const HostCase& hc, std::vector<std::uint8_t> d_candidate,
                      const std::vector<std::uint8_t>& d_before, const CheckPolicy& policy,
-                     const OperandSet* device = nullptr);
+                     bool gpu_reference = false);
 
 // True when GEMMKIT_TEST_CORRUPT_RESULT=1; then corrupt_d00 perturbs D(0,0) of batch 0.
 bool corrupt_result_requested() noexcept;
