@@ -15,10 +15,6 @@ namespace gemmkit::bench {
 
 namespace {
 
-// Below this 2MNK one thread: OpenBLAS's workers spin for a while after a threaded call and
-// would slow the candidate that runs next (see reexec_with_passive_openmp in cli/cmd_bench.cpp).
-constexpr double kThreadedFlop = 1e8;
-
 // A stored operand widened to fp64 as a packed column-major matrix X (X = S for a column-major
 // stored matrix S, X = S^T for a row-major one), and the strides of op(S) inside it.
 struct Widened {
@@ -88,21 +84,23 @@ void dgemm(const Widened& a, const Widened& b, std::int64_t m, std::int64_t n, s
               static_cast<blasint>(std::max<std::int64_t>(1, m)));
 }
 
-// Sets OpenBLAS's thread count for one scope and restores it.
-class BlasThreads {
- public:
-  explicit BlasThreads(int n) : saved_(openblas_get_num_threads()) {
-    if (n > 0 && n != saved_) openblas_set_num_threads(n);
-  }
-  ~BlasThreads() {
-    if (openblas_get_num_threads() != saved_) openblas_set_num_threads(saved_);
-  }
-  BlasThreads(const BlasThreads&) = delete;
-  BlasThreads& operator=(const BlasThreads&) = delete;
-
- private:
-  int saved_;
+// Sum and gauge sum of element (i, j) (at idx = j * m + i) by the loop of
+// core::reference_visit on the widened values: p = 0 .. K-1 in order, the same bits.
+struct Sum {
+  std::int64_t idx;
+  double value, gauge;
 };
+Sum sequential_sum(const Widened& a, const Widened& b, const GemmDesc& d, std::int64_t i,
+                   std::int64_t j) {
+  double acc = 0.0, sum = 0.0;
+  for (std::int64_t q = 0; q < d.k; ++q) {
+    const double x = a.x[static_cast<std::size_t>(i * a.op.row + q * a.op.col)];
+    const double y = b.x[static_cast<std::size_t>(q * b.op.row + j * b.op.col)];
+    acc += x * y;
+    sum += std::fabs(x * y);
+  }
+  return Sum{j * d.m + i, acc, sum};
+}
 
 ReferenceMatrix empty_result(const GemmDesc& d, bool want_gauge) {
   ReferenceMatrix r;
@@ -125,7 +123,8 @@ ReferenceMatrix reference_sequential(const GemmDesc& d, const GemmArgs& args, bo
   return r;
 }
 
-ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool want_gauge) {
+ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool want_gauge,
+                                double blas_min_flop) {
   if (core::is_empty(d)) return empty_result(d, want_gauge);
   const bool use_ab = args.alpha != 0.0 && d.k > 0;
   const bool use_c = args.beta != 0.0;
@@ -135,49 +134,37 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
   const core::Strides sc = core::stored_strides(d.c.layout, d.c.ld);
   const double flop =
       2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k);
-  BlasThreads threads(flop < kThreadedFlop ? 1 : 0);
+  const bool blas = flop >= blas_min_flop;
   const std::int64_t mn = d.m * d.n;
   std::vector<double> p, g;  // op(A) op(B) and |op(A)| |op(B)| of one batch
   Widened a, b;
-  struct Fixed {  // an element recomputed sequentially because of a NaN or an Inf
-    std::int64_t idx;
-    double value, gauge;
-  };
-  std::vector<Fixed> fixed;
+  std::vector<Sum> fixed;  // elements summed sequentially because of a NaN or an Inf
   for (std::int64_t l = 0; l < d.batch; ++l) {
     double* value = r.value.data() + l * mn;
     double* gauge = want_gauge ? r.gauge.data() + l * mn : nullptr;
     if (use_ab) {
       widen(d.a, stored_extent_a(d), d.trans_a, args.a, l, &a);
       widen(d.b, stored_extent_b(d), d.trans_b, args.b, l, &b);
-      // Rows of op(A) and columns of op(B) holding a NaN or an Inf.
-      const std::vector<std::int64_t> bad_i = nonfinite_lines(a, true, d.m);
-      const std::vector<std::int64_t> bad_j = nonfinite_lines(b, false, d.n);
-      // The loop of core::reference_visit on the widened values: the same bits.
-      fixed.clear();
-      const auto sequential = [&](std::int64_t i, std::int64_t j) {
-        double acc = 0.0, sum = 0.0;
-        for (std::int64_t q = 0; q < d.k; ++q) {
-          const double x = a.x[static_cast<std::size_t>(i * a.op.row + q * a.op.col)];
-          const double y = b.x[static_cast<std::size_t>(q * b.op.row + j * b.op.col)];
-          acc += x * y;
-          sum += std::fabs(x * y);
-        }
-        fixed.push_back({j * d.m + i, acc, sum});
-      };
-      for (std::int64_t i : bad_i)
-        for (std::int64_t j = 0; j < d.n; ++j) sequential(i, j);
-      for (std::int64_t j : bad_j)
-        for (std::int64_t i = 0; i < d.m; ++i) sequential(i, j);
       p.resize(static_cast<std::size_t>(mn));
-      dgemm(a, b, d.m, d.n, d.k, p.data());
-      if (want_gauge) {
-        for (double& x : a.x) x = std::fabs(x);
-        for (double& x : b.x) x = std::fabs(x);
-        g.resize(static_cast<std::size_t>(mn));
-        dgemm(a, b, d.m, d.n, d.k, g.data());
+      if (want_gauge) g.resize(static_cast<std::size_t>(mn));
+      fixed.clear();
+      if (!blas) {  // every element sequentially
+        for (std::int64_t j = 0; j < d.n; ++j)
+          for (std::int64_t i = 0; i < d.m; ++i) fixed.push_back(sequential_sum(a, b, d, i, j));
+      } else {
+        // Rows of op(A) and columns of op(B) holding a NaN or an Inf: sequentially there.
+        for (std::int64_t i : nonfinite_lines(a, true, d.m))
+          for (std::int64_t j = 0; j < d.n; ++j) fixed.push_back(sequential_sum(a, b, d, i, j));
+        for (std::int64_t j : nonfinite_lines(b, false, d.n))
+          for (std::int64_t i = 0; i < d.m; ++i) fixed.push_back(sequential_sum(a, b, d, i, j));
+        dgemm(a, b, d.m, d.n, d.k, p.data());
+        if (want_gauge) {
+          for (double& x : a.x) x = std::fabs(x);
+          for (double& x : b.x) x = std::fabs(x);
+          dgemm(a, b, d.m, d.n, d.k, g.data());
+        }
       }
-      for (const Fixed& f : fixed) {
+      for (const Sum& f : fixed) {
         p[static_cast<std::size_t>(f.idx)] = f.value;
         if (want_gauge) g[static_cast<std::size_t>(f.idx)] = f.gauge;
       }
@@ -192,7 +179,7 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
         double gg = use_ab && want_gauge ? abs_alpha * g[static_cast<std::size_t>(idx)] : 0.0;
         if (use_c) {
           const double c = core::load_element(d.c.dtype, args.c, oc + i * sc.row + j * sc.col);
-          out = use_ab ? out + args.beta * c : args.beta * c;
+          out = use_ab ? out + args.beta * c : args.beta * c;  // keeps -0 when alpha == 0
           gg += std::fabs(args.beta * c);
         }
         value[idx] = out;

@@ -24,7 +24,8 @@
 // gauge(i, j) = |alpha| * (|op(A)| |op(B)|)(i, j) + |beta * c(i, j)| comes from a second dgemm
 // on the absolute values; it is a sum of non-negative terms, so its order changes it by a
 // relative K * 2^-53 at most.
-// Problems whose dimensions do not fit OpenBLAS's integer (blasint) take the sequential loop.
+// Problems whose dimensions do not fit OpenBLAS's integer (blasint), and small ones (below),
+// take the sequential loop.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -45,9 +46,14 @@ struct ReferenceMatrix {
 };
 
 // Expects a validated descriptor with defaulted lds and host pointers in `args` (D unused).
-// Below 2MNK = 1e8 it runs OpenBLAS on one thread (and restores the count after): so calls from
-// several host threads at once must not mix small and large problems.
-ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool want_gauge);
+// Below `blas_min_flop` (2MNK; 2e7 is about 215^3) every element takes the sequential loop on
+// the widened operands (the spec's order, so the oracle's bits): as fast there as a BLAS call,
+// and OpenBLAS's thread pool is left alone (its workers spin after a threaded call and slow the
+// candidate that runs next). Tests pass 0 to send residue shapes through OpenBLAS. OpenBLAS's
+// thread count is never changed here: setting it to 1 for small calls and back made every later
+// cblas call of the process take ~20 ms on the 2-core VM.
+ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool want_gauge,
+                                double blas_min_flop = 2e7);
 
 // The same through core::reference_visit, element by element (the oracle; slow).
 ReferenceMatrix reference_sequential(const GemmDesc& d, const GemmArgs& args, bool want_gauge);

@@ -60,6 +60,10 @@ GemmDesc make_desc(const Case& c) {
   return d;
 }
 
+// Every case through OpenBLAS (reference_dgemm's small-problem path is the oracle's own loop;
+// SmallProblemsTakeTheOraclesLoop checks it).
+constexpr double kBlas = 0;
+
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
 // Every element of `fast` against `slow`: NaN where NaN, the same Inf, finite values within
@@ -95,7 +99,7 @@ void expect_agrees(const Case& c, std::uint64_t seed) {
   const GemmArgs args = hc.args();
   const std::vector<double> tol = reference_sequential(hc.desc, args, true).gauge;
   for (bool gauge : {true, false}) {
-    EXPECT_TRUE(agree(reference_dgemm(hc.desc, args, gauge),
+    EXPECT_TRUE(agree(reference_dgemm(hc.desc, args, gauge, kBlas),
                       reference_sequential(hc.desc, args, gauge), tol))
         << describe(c) << " gauge=" << gauge << " seed=" << seed;
   }
@@ -163,11 +167,11 @@ TEST(ReferenceBlas, AlphaZeroAndKZeroNeverReadAAndB) {
     GemmArgs args = hc.args();
     args.a = nullptr;  // would crash if read
     args.b = nullptr;
-    EXPECT_TRUE(
-        agree(reference_dgemm(hc.desc, args, true), reference_sequential(hc.desc, args, true)))
+    EXPECT_TRUE(agree(reference_dgemm(hc.desc, args, true, kBlas),
+                      reference_sequential(hc.desc, args, true)))
         << describe(c);
     // beta * C exactly, -0 included where C holds 0.
-    const ReferenceMatrix r = reference_dgemm(hc.desc, args, false);
+    const ReferenceMatrix r = reference_dgemm(hc.desc, args, false, kBlas);
     const core::Strides sc = core::stored_strides(hc.desc.c.layout, hc.desc.c.ld);
     for (std::int64_t j = 0; j < c.n; ++j)
       for (std::int64_t i = 0; i < c.m; ++i)
@@ -183,10 +187,10 @@ TEST(ReferenceBlas, BetaZeroNeverReadsC) {
   for (std::size_t i = 0; i + 4 <= hc.c.size(); i += 4)
     core::store_element(DType::F32, hc.c.data(), static_cast<std::int64_t>(i / 4), std::nan(""));
   GemmArgs args = hc.args();
-  const ReferenceMatrix r = reference_dgemm(hc.desc, args, true);
+  const ReferenceMatrix r = reference_dgemm(hc.desc, args, true, kBlas);
   for (double v : r.value) EXPECT_TRUE(std::isfinite(v));
   args.c = nullptr;  // would crash if read
-  EXPECT_TRUE(agree(reference_dgemm(hc.desc, args, true), r));
+  EXPECT_TRUE(agree(reference_dgemm(hc.desc, args, true, kBlas), r));
 }
 
 // NaN in a row of A gives NaN in exactly that row; Inf * 0 gives NaN; Inf in a column of B
@@ -213,7 +217,7 @@ TEST(ReferenceBlas, NaNAndInfPropagateAsTheOracleSays) {
       set_b(6, 11, -inf);         // column 11: -Inf; with row 20's Inf only if A(20,6) is 0
       set_a(30, 6, inf);          // row 30: Inf * -Inf = -Inf in column 11
       const GemmArgs args = hc.args();
-      const ReferenceMatrix fast = reference_dgemm(d, args, true);
+      const ReferenceMatrix fast = reference_dgemm(d, args, true, kBlas);
       const ReferenceMatrix slow = reference_sequential(d, args, true);
       EXPECT_TRUE(agree(fast, slow)) << describe(c);
       // The oracle itself says what the semantics are.
@@ -233,7 +237,7 @@ TEST(ReferenceBlas, InfTimesZeroInVectorShapes) {
     const core::ProblemView v = core::make_view(hc.desc);
     core::store_element(DType::F32, hc.a.data(), (m - 1) * v.a.row + 1 * v.a.col, inf);
     core::store_element(DType::F32, hc.b.data(), 1 * v.b.row + (n - 1) * v.b.col, 0.0);
-    const ReferenceMatrix fast = reference_dgemm(hc.desc, hc.args(), true);
+    const ReferenceMatrix fast = reference_dgemm(hc.desc, hc.args(), true, kBlas);
     EXPECT_TRUE(agree(fast, reference_sequential(hc.desc, hc.args(), true))) << m << "x" << n;
     EXPECT_TRUE(std::isnan(fast.value[fast.index(0, m - 1, n - 1)])) << m << "x" << n;
   }
@@ -245,9 +249,23 @@ TEST(ReferenceBlas, EmptyProblemsGiveEmptyResults) {
       if (m && n) continue;
       Case c{.m = m, .n = n, .k = 4};
       HostCase hc = HostCase::make(make_desc(c), 1.0, 1.0, 1);
-      const ReferenceMatrix r = reference_dgemm(hc.desc, hc.args(), true);
+      const ReferenceMatrix r = reference_dgemm(hc.desc, hc.args(), true, kBlas);
       EXPECT_TRUE(r.value.empty());
     }
+}
+
+// Below the BLAS threshold every element is the oracle's loop: the same bits.
+TEST(ReferenceBlas, SmallProblemsTakeTheOraclesLoop) {
+  Case c{.m = 17, .n = 33, .k = 65, .ta = Op::Trans, .lc = Layout::RowMajor, .in = DType::BF16};
+  c.beta = 0.75;
+  HostCase hc = HostCase::make(make_desc(c), 1.5, 0.75, 8);
+  const ReferenceMatrix fast = reference_dgemm(hc.desc, hc.args(), true);  // default threshold
+  const ReferenceMatrix slow = reference_sequential(hc.desc, hc.args(), true);
+  ASSERT_EQ(fast.value.size(), slow.value.size());
+  for (std::size_t e = 0; e < slow.value.size(); ++e) {
+    EXPECT_TRUE(same_bits(fast.value[e], slow.value[e])) << e;
+    EXPECT_TRUE(same_bits(fast.gauge[e], slow.gauge[e])) << e;
+  }
 }
 
 // The comparison is not vacuous: a reference of a shorter K does not agree.
@@ -256,7 +274,7 @@ TEST(ReferenceBlas, TheAgreementCheckCanFail) {
   HostCase hc = HostCase::make(make_desc(c), 1.0, 0.0, 2);
   GemmDesc shorter = hc.desc;
   shorter.k = 32;
-  EXPECT_FALSE(agree(reference_dgemm(shorter, hc.args(), true),
+  EXPECT_FALSE(agree(reference_dgemm(shorter, hc.args(), true, kBlas),
                      reference_sequential(hc.desc, hc.args(), true)));
 }
 
