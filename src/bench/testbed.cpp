@@ -57,14 +57,13 @@ void fill_uniform(DType t, void* p, std::int64_t count, std::uint64_t seed, doub
     // runs in parallel. uniform_real_distribution<double> takes exactly one draw of a 64-bit
     // engine per value and keeps no state between calls, so replaying the draws gives the
     // values a sequential fill gives, bit for bit (every float type is 8 bits or wider: no
-    // two threads write one byte).
+    // two threads write one byte). Dynamic blocks: on a shared machine a thread that is not
+    // scheduled leaves its work to the others instead of holding the region up.
     constexpr std::int64_t kChunk = std::int64_t{1} << 22;  // 32 MiB of draws: few regions
     std::vector<std::uint64_t> draws(static_cast<std::size_t>(std::min(count, kChunk)));
     for (std::int64_t base = 0; base < count; base += kChunk) {
       const std::int64_t len = std::min(kChunk, count - base);
       for (std::int64_t i = 0; i < len; ++i) draws[static_cast<std::size_t>(i)] = rng();
-      // Dynamic blocks: on a shared machine a thread that is not scheduled leaves its work
-      // to the others instead of holding the region up.
 #pragma omp parallel for schedule(dynamic, 65536) if (len >= 8192)
       for (std::int64_t i = 0; i < len; ++i) {
         ReplayEngine e{draws[static_cast<std::size_t>(i)]};
