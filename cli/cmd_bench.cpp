@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "bench/harness.hpp"
+#include "bench/problem_check.hpp"
 #include "bench/progress.hpp"
 #include "bench/report.hpp"
 #include "bench/suite.hpp"
@@ -55,8 +56,9 @@ bench::BenchProblem make_problem(const std::string& name, const ProblemOptions& 
 }
 
 // The candidates of one problem: the planner's pick, or registry kernels matching --kernel.
+// With none, *why says why (the planner's status and the reasons its kernels gave).
 std::vector<bench::Candidate> candidates_for(const GemmDesc& desc, Backend backend,
-                                             const std::string& pattern) {
+                                             const std::string& pattern, std::string* why) {
   std::vector<bench::Candidate> out;
   const auto add = [&](const dispatch::KernelInfo& k) {
     out.push_back({k.name, k.config, k.role == dispatch::KernelRole::Reference});
@@ -66,6 +68,8 @@ std::vector<bench::Candidate> candidates_for(const GemmDesc& desc, Backend backe
     o.backend = backend;
     const dispatch::Plan plan = dispatch::make_plan(with_default_lds(desc), o);
     if (plan.status && plan.kernel) add(*plan.kernel);
+    else
+      *why = "no kernel: " + bench::why_no_kernel(desc, o);
     return out;
   }
   const bool all = pattern == "all";
@@ -74,6 +78,9 @@ std::vector<bench::Candidate> candidates_for(const GemmDesc& desc, Backend backe
     if (all && k->role == dispatch::KernelRole::Reference) continue;
     add(*k);
   }
+  if (out.empty())
+    *why =
+        "no registered " + std::string(backend_name(backend)) + " kernel matches '" + pattern + "'";
   return out;
 }
 
@@ -225,19 +232,29 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
   std::vector<bench::Row> rows;
   for (const bench::BenchProblem& p : problems) {
     progress.start(p.name + " " + bench::dtypes_string(p.desc));
-    const auto cands = candidates_for(p.desc, backend, o.problem.kernel);
-    std::vector<bench::Row> r = harness.run(p, cands);
-    if (cands.empty() && p.skip.empty()) {
+    const auto row_without_kernel = [&](const std::string& note) {
       bench::Row none;
       none.problem = p.name;
       none.provider = "gemmkit";
       none.m = p.desc.m, none.n = p.desc.n, none.k = p.desc.k, none.batch = p.desc.batch;
       none.dtypes = bench::dtypes_string(p.desc);
       none.layouts = bench::layouts_string(p.desc);
-      none.note = "no registered " + std::string(backend_name(backend)) + " kernel matches '" +
-                  (o.problem.kernel.empty() ? "planner" : o.problem.kernel) + "'";
-      r.insert(r.begin(), none);
+      none.note = note;
+      return none;
+    };
+    // Refused before any buffer exists when the problem does not fit in free memory.
+    const Status fits =
+        bench::check_memory(bench::bench_memory(p.desc, backend == Backend::Cuda, hs.check));
+    if (!fits) {
+      if (problems.size() == 1) throw ProblemError(fits);
+      rows.push_back(row_without_kernel("refused: " + to_string(fits)));
+      progress.done(work(p));
+      continue;
     }
+    std::string why;
+    const auto cands = candidates_for(p.desc, backend, o.problem.kernel, &why);
+    std::vector<bench::Row> r = harness.run(p, cands);
+    if (cands.empty() && p.skip.empty()) r.insert(r.begin(), row_without_kernel(why));
     rows.insert(rows.end(), r.begin(), r.end());
     progress.done(work(p));
   }

@@ -328,6 +328,9 @@ void add_ledger_command(CLI::App& app) {
   cmd->callback([o] {
     try {
       run_ledger(*o);
+    } catch (const ProblemError& e) {  // a bad size: exit 1 with the API's Status
+      std::fprintf(stderr, "gemmkit ledger: %s\n", e.what());
+      exit_code = 1;
     } catch (const CLI::ValidationError& e) {
       std::fprintf(stderr, "gemmkit ledger: %s\n", e.what());
       exit_code = 2;

@@ -22,13 +22,14 @@ void add_run_command(CLI::App& app) {
   opts->add_to(cmd);
   cmd->add_option("--reps", *reps, "timed calls (0: as many as fit in ~200 ms)");
   cmd->callback([opts, reps] {
-    const GemmDesc desc = opts->desc();
+    const GemmDesc desc = opts->desc();  // validated: throws before any allocation
     Options o{.backend = opts->backend_value(),
               .kernel = opts->kernel.empty() ? nullptr : opts->kernel.c_str()};
-    bench::HostCase hc = bench::HostCase::make(desc, opts->alpha, opts->beta, opts->seed);
-    GemmArgs args = hc.args();
     const bool device = o.backend == Backend::Cuda ||
                         (o.backend == Backend::Auto && cuda_available());
+    require_memory(bench::run_memory(desc, device));  // before the first buffer
+    bench::HostCase hc = bench::HostCase::make(desc, opts->alpha, opts->beta, opts->seed);
+    GemmArgs args = hc.args();
     std::vector<void*> dev;
     std::string err;
     if (device) {

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
+#include "cli/problem_options.hpp"
 
 namespace gemmkit::cli {
 int exit_code = 0;
@@ -23,6 +24,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const gemmkit::cli::ProblemError& e) {
+    // A problem refused before any allocation: the API's Status, exit 1 as a bad lda gives.
+    std::fprintf(stderr, "gemmkit: %s\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gemmkit: %s\n", e.what());
     return 2;

@@ -1,5 +1,8 @@
 #include "cli/problem_options.hpp"
 
+#include <charconv>
+
+#include "core/status.hpp"
 #include "core/view.hpp"
 
 namespace gemmkit::cli {
@@ -20,15 +23,41 @@ Layout layout_or_throw(const std::string& s, const char* flag) {
   throw CLI::ValidationError(flag, "layout must be row or col, not '" + s + "'");
 }
 
+// Reads a size flag as a 64-bit integer; anything else is the argument's InvalidValue.
+Status parse_size(const std::string& text, Arg arg, std::int64_t* out) {
+  std::int64_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  const std::string name(arg_name(arg));
+  if (ec == std::errc::result_out_of_range)
+    return GEMMKIT_INVALID(arg, name + " = " + text + " does not fit in a 64-bit integer");
+  if (ec != std::errc() || ptr != end || text.empty())
+    return GEMMKIT_INVALID(arg, name + " = '" + text + "' is not an integer");
+  *out = v;
+  return {};
+}
+
 }  // namespace
 
 void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes) {
+  // A size flag: text parsed here; the first failure (lowest netlib position) is kept.
+  const auto size = [this, cmd](const char* flag, std::int64_t* field, Arg arg, const char* help) {
+    cmd->add_option_function<std::string>(
+           flag,
+           [this, field, arg](const std::string& text) {
+             Status s = parse_size(text, arg, field);
+             if (!s && (parse_error_.ok() || s.position() < parse_error_.position()))
+               parse_error_ = s;
+           },
+           help)
+        ->default_str(std::to_string(*field));
+  };
   if (with_sizes) {
-    cmd->add_option("--m", m, "rows of op(A), C and D")->capture_default_str();
-    cmd->add_option("--n", n, "columns of op(B), C and D")->capture_default_str();
-    cmd->add_option("--k", k, "inner dimension")->capture_default_str();
+    size("--m", &m, Arg::M, "rows of op(A), C and D");
+    size("--n", &n, Arg::N, "columns of op(B), C and D");
+    size("--k", &k, Arg::K, "inner dimension");
   }
-  cmd->add_option("--batch", batch, "batch count (strided, packed batches)")->capture_default_str();
+  size("--batch", &batch, Arg::Batch, "batch count (strided, packed batches)");
   cmd->add_option("--dtype", dtype, "dtype of every operand (f64 f32 f16 bf16 e4m3 e5m2 i8 i4)")
       ->capture_default_str();
   cmd->add_option("--dtype-a", dtype_a, "dtype of A (default: --dtype)");
@@ -41,9 +70,9 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes) {
   cmd->add_option("--layout-c", layout_c, "row or col (also D)")->capture_default_str();
   cmd->add_flag("--trans-a", trans_a, "use op(A) = A^T");
   cmd->add_flag("--trans-b", trans_b, "use op(B) = B^T");
-  cmd->add_option("--lda", lda, "leading dimension of A (0: packed)");
-  cmd->add_option("--ldb", ldb, "leading dimension of B (0: packed)");
-  cmd->add_option("--ldc", ldc, "leading dimension of C and D (0: packed)");
+  size("--lda", &lda, Arg::Lda, "leading dimension of A (0: packed)");
+  size("--ldb", &ldb, Arg::Ldb, "leading dimension of B (0: packed)");
+  size("--ldc", &ldc, Arg::Ldc, "leading dimension of C and D (0: packed)");
   cmd->add_option("--alpha", alpha, "alpha")->capture_default_str();
   cmd->add_option("--beta", beta, "beta")->capture_default_str();
   cmd->add_option("--backend", backend, "auto, cpu or cuda")->capture_default_str();
@@ -60,6 +89,7 @@ Backend ProblemOptions::backend_value() const {
 }
 
 GemmDesc ProblemOptions::desc() const {
+  if (!parse_error_.ok()) throw ProblemError(parse_error_);
   const DType all = dtype_or_throw(dtype, "--dtype");
   const DType ta = dtype_a.empty() ? all : dtype_or_throw(dtype_a, "--dtype-a");
   const DType tb = dtype_b.empty() ? all : dtype_or_throw(dtype_b, "--dtype-b");
@@ -82,7 +112,18 @@ GemmDesc ProblemOptions::desc() const {
              .d = {td, lc, ldc, 0},
              .batch = batch,
              .compute = tcomp};
-  return core::with_packed_batch_strides(d);  // packed batches
+  // One matrix first (sizes, lds, bytes of one matrix), so that the packed batch strides are
+  // computed only from sizes that fit; then the batches.
+  GemmDesc one = d;
+  one.batch = 1;
+  if (Status s = bench::validate_problem(one); !s) throw ProblemError(s);
+  d = core::with_packed_batch_strides(d);  // packed batches (nothing to do for batch <= 1)
+  if (Status s = bench::validate_problem(d); !s) throw ProblemError(s);
+  return d;
+}
+
+void require_memory(const bench::MemoryNeed& need) {
+  if (Status s = bench::check_memory(need); !s) throw ProblemError(s);
 }
 
 }  // namespace gemmkit::cli

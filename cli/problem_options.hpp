@@ -4,11 +4,20 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
+#include "bench/problem_check.hpp"
 #include "gemmkit/gemm.hpp"
 
 namespace gemmkit::cli {
+
+// A problem the command refuses before it allocates anything: main() prints the Status (the
+// API's: code, argument name and netlib position, message) and exits 1.
+struct ProblemError : std::runtime_error {
+  Status status;
+  explicit ProblemError(Status s) : std::runtime_error(to_string(s)), status(std::move(s)) {}
+};
 
 struct ProblemOptions {
   std::int64_t m = 256, n = 256, k = 256, batch = 1;
@@ -24,11 +33,21 @@ struct ProblemOptions {
   std::string kernel;
 
   // Adds the flags to a subcommand. with_sizes=false leaves out --m/--n/--k (suites).
+  // Sizes, leading dimensions and the batch count are read as text, so that a value that is
+  // not a 64-bit integer is reported like any other bad argument (ProblemError from desc()).
   void add_to(CLI::App* cmd, bool with_sizes = true);
-  // Turns the flags into a descriptor; throws CLI::ValidationError naming the flag on a
-  // bad dtype, layout or backend.
+  // Turns the flags into a validated descriptor (bench::validate_problem: the API's rules
+  // plus byte counts that fit 64 bits). Throws CLI::ValidationError naming the flag on a bad
+  // dtype, layout or backend, and ProblemError with the API's Status on a bad size, leading
+  // dimension or batch count. Allocates nothing.
   GemmDesc desc() const;
   Backend backend_value() const;
+
+ private:
+  Status parse_error_;  // the first size flag that was not a 64-bit integer
 };
+
+// Throws ProblemError when `need` exceeds the free host or device memory.
+void require_memory(const bench::MemoryNeed& need);
 
 }  // namespace gemmkit::cli

@@ -203,7 +203,8 @@ Harness::Verified Harness::verify(Provider& p, const HostCase& hc, OperandSets& 
   }
   CheckPolicy policy = s_.check;
   policy.seed = s_.seed;
-  const Compare c = check_result(hc, std::move(got), before, policy);
+  // A device candidate: the GPU reference computes the full check, not the host.
+  const Compare c = check_result(hc, std::move(got), before, policy, sets.on_device());
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s checked=%lld mismatches=%lld max_err/bound=%.3g",
                 c.metric.c_str(), static_cast<long long>(c.checked),

@@ -1,5 +1,7 @@
 #include "bench/testbed.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -8,6 +10,8 @@
 #include <sstream>
 
 #include "bench/device_mem.hpp"
+#include "bench/reference_blas.hpp"
+#include "bench/reference_device.hpp"
 #include "core/element.hpp"
 #include "core/reference.hpp"
 #include "core/validate.hpp"
@@ -32,12 +36,41 @@ std::size_t operand_bytes(const MatrixDesc& m, Extent e, std::int64_t batch) noe
   return static_cast<std::size_t>((elems * dtype_bits(m.dtype) + 7) / 8);
 }
 
+namespace {
+
+// Gives back draws of std::mt19937_64 taken earlier, one per call.
+struct ReplayEngine {
+  using result_type = std::mt19937_64::result_type;
+  static constexpr result_type min() { return std::mt19937_64::min(); }
+  static constexpr result_type max() { return std::mt19937_64::max(); }
+  result_type value;
+  result_type operator()() { return value; }
+};
+
+}  // namespace
+
 void fill_uniform(DType t, void* p, std::int64_t count, std::uint64_t seed, double lo,
                   double hi) {
   std::mt19937_64 rng(seed);
   if (core::is_float_type(t)) {
-    std::uniform_real_distribution<double> u(lo, hi);
-    for (std::int64_t i = 0; i < count; ++i) core::store_element(t, p, i, u(rng), true);
+    // The engine runs in order; mapping its draws to U[lo, hi] and rounding them to the dtype
+    // runs in parallel. uniform_real_distribution<double> takes exactly one draw of a 64-bit
+    // engine per value and keeps no state between calls, so replaying the draws gives the
+    // values a sequential fill gives, bit for bit (every float type is 8 bits or wider: no
+    // two threads write one byte). Dynamic blocks: on a shared machine a thread that is not
+    // scheduled leaves its work to the others instead of holding the region up.
+    constexpr std::int64_t kChunk = std::int64_t{1} << 22;  // 32 MiB of draws: few regions
+    std::vector<std::uint64_t> draws(static_cast<std::size_t>(std::min(count, kChunk)));
+    for (std::int64_t base = 0; base < count; base += kChunk) {
+      const std::int64_t len = std::min(kChunk, count - base);
+      for (std::int64_t i = 0; i < len; ++i) draws[static_cast<std::size_t>(i)] = rng();
+#pragma omp parallel for schedule(dynamic, 65536) if (len >= 8192)
+      for (std::int64_t i = 0; i < len; ++i) {
+        ReplayEngine e{draws[static_cast<std::size_t>(i)]};
+        std::uniform_real_distribution<double> u(lo, hi);
+        core::store_element(t, p, base + i, u(e), true);
+      }
+    }
   } else {
     std::uniform_int_distribution<int> u(static_cast<int>(std::ceil(lo)),
                                          static_cast<int>(std::floor(hi)));
@@ -71,11 +104,24 @@ std::vector<std::uint8_t> make_buffer(const MatrixDesc& m, Extent e, std::int64_
                                    HostCase::kSentinel);
 }
 
+// True when the operand's elements over all batches are one gapless run (ld packed, batch
+// stride one matrix): then every element of [0, elements_of) is logical.
+bool is_packed(const MatrixDesc& m, Extent e, std::int64_t batch) {
+  const std::int64_t one = core::footprint(m.layout, e, m.ld);
+  return m.ld == core::min_ld(m.layout, e) && one == e.rows * e.cols &&
+         (batch <= 1 || m.batch_stride == one);
+}
+
 // Fills only the logical elements of every batch, leaving the padding at the sentinel.
 void fill_logical(const MatrixDesc& m, Extent e, std::int64_t batch, std::uint8_t* buf,
                   std::uint64_t seed) {
   const std::int64_t n = elements_of(m, e, batch);
   if (n == 0) return;
+  // Packed: every element is logical; fill in place (the same values as through tmp).
+  if (is_packed(m, e, batch)) {
+    fill_uniform(m.dtype, buf, n, seed);
+    return;
+  }
   std::vector<std::uint8_t> tmp((n * dtype_bits(m.dtype) + 7) / 8 + 1);
   fill_uniform(m.dtype, tmp.data(), n, seed);
   const core::Strides s = core::stored_strides(m.layout, m.ld);
@@ -113,7 +159,10 @@ HostCase HostCase::make(const GemmDesc& desc, double alpha, double beta, std::ui
   hc.d = make_buffer(d.d, stored_extent_cd(d), batch);
   fill_logical(d.a, stored_extent_a(d), batch, hc.a.data(), seed * 4 + 1);
   fill_logical(d.b, stored_extent_b(d), batch, hc.b.data(), seed * 4 + 2);
-  fill_logical(d.c, stored_extent_cd(d), batch, hc.c.data(), seed * 4 + 3);
+  // beta == 0: C is never read, so it keeps the sentinel (a third of the fill of a large
+  // case); a kernel that reads it anyway still changes nothing it may not, and any use of its
+  // values shows (0x5A5A... is about 1.5e16 as f32 or bf16).
+  if (beta != 0.0) fill_logical(d.c, stored_extent_cd(d), batch, hc.c.data(), seed * 4 + 3);
   return hc;
 }
 
@@ -180,6 +229,18 @@ void check_padding(const GemmDesc& d, const std::vector<std::uint8_t>& got,
   const int bits = dtype_bits(d.d.dtype);
   if (bits < 8) return;
   const std::size_t esz = static_cast<std::size_t>(bits / 8);
+  if (is_packed(d.d, stored_extent_cd(d), d.batch)) {
+    // No gaps: only the guard band (and any tail past the last element) is padding.
+    const std::size_t end = operand_bytes(d.d, stored_extent_cd(d), d.batch);
+    for (std::size_t byte = end; byte < got.size(); ++byte)
+      if (got[byte] != before[byte]) {
+        if (r.mismatches == 0)
+          r.first_failure = "D padding byte " + std::to_string(byte) + " was overwritten";
+        ++r.mismatches;
+        return;
+      }
+    return;
+  }
   std::vector<bool> logical(got.size() / esz + 1, false);
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
   for (std::int64_t l = 0; l < d.batch; ++l)
@@ -229,21 +290,36 @@ RefElement reference_at(const GemmDesc& d, const HostCase& hc, std::int64_t l, s
 
 }  // namespace
 
-Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>& got,
-                             const std::vector<std::uint8_t>& before) {
+Compare compare_to_matrix(const HostCase& hc, const ReferenceMatrix& ref,
+                          const std::vector<std::uint8_t>& got,
+                          const std::vector<std::uint8_t>& before) {
   const GemmDesc& d = hc.desc;
   Compare r;
   const ElementCheck check(d);
   r.metric = check.exact ? "exact" : "gauge";
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
-  GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
-  core::reference_visit(d, in, !check.exact, [&](std::int64_t l, std::int64_t i, std::int64_t j,
-                                                 double want, double gauge) {
-    const std::int64_t idx = l * d.d.batch_stride + i * sd.row + j * sd.col;
-    check(r, l, i, j, want, gauge, core::load_element(d.d.dtype, got.data(), idx));
-  });
+  if (!core::is_empty(d)) {
+    for (std::int64_t l = 0; l < d.batch; ++l)
+      for (std::int64_t j = 0; j < d.n; ++j)
+        for (std::int64_t i = 0; i < d.m; ++i) {
+          const std::size_t e = ref.index(l, i, j);
+          const std::int64_t idx = l * d.d.batch_stride + i * sd.row + j * sd.col;
+          check(r, l, i, j, ref.value[e], check.exact ? 0.0 : ref.gauge[e],
+                core::load_element(d.d.dtype, got.data(), idx));
+        }
+  }
   check_padding(d, got, before, r);
   r.passed = r.mismatches == 0;
+  return r;
+}
+
+Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>& got,
+                             const std::vector<std::uint8_t>& before) {
+  const GemmDesc& d = hc.desc;
+  const bool exact = ElementCheck(d).exact;
+  GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
+  Compare r = compare_to_matrix(hc, reference_dgemm(d, in, !exact), got, before);
+  r.reference = "host: fp64 cblas_dgemm (OpenBLAS)";
   return r;
 }
 
@@ -371,28 +447,100 @@ Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& got,
 
 namespace {
 
-// Runs the candidate on device copies of the host buffers.
-Status run_on_device(HostCase& hc, std::vector<std::uint8_t>& d_out, const Options& opt,
-                     std::string* err) {
-  void* dev[4] = {};
+// Device copies of a case's A, B, C and D, freed on scope exit.
+struct DeviceCase {
+  void* p[4] = {};
+  ~DeviceCase() {
+    for (void* q : p) device_free(q);
+  }
+};
+
+// Runs the candidate on device copies of the host buffers; d_out receives D.
+Status run_on_device(HostCase& hc, DeviceCase& dev, std::vector<std::uint8_t>& d_out,
+                     const Options& opt, std::string* err) {
   std::vector<std::uint8_t>* host[4] = {&hc.a, &hc.b, &hc.c, &d_out};
   Status st = Status{StatusCode::ExecutionFailed, Arg::None, ""};
   bool ok = true;
   for (int i = 0; i < 4 && ok; ++i)
-    ok = device_alloc(&dev[i], host[i]->size(), err) &&
-         copy_to_device(dev[i], host[i]->data(), host[i]->size(), err);
+    ok = device_alloc(&dev.p[i], host[i]->size(), err) &&
+         copy_to_device(dev.p[i], host[i]->data(), host[i]->size(), err);
   if (ok) {
-    st = gemm(hc.desc, GemmArgs{dev[0], dev[1], dev[2], dev[3], hc.alpha, hc.beta}, opt);
-    ok = device_synchronize(err) && copy_to_host(d_out.data(), dev[3], d_out.size(), err);
+    st = gemm(hc.desc, GemmArgs{dev.p[0], dev.p[1], dev.p[2], dev.p[3], hc.alpha, hc.beta}, opt);
+    ok = device_synchronize(err) && copy_to_host(d_out.data(), dev.p[3], d_out.size(), err);
     if (!ok && st.ok()) st = Status{StatusCode::ExecutionFailed, Arg::None, *err};
   } else {
     st.message = *err;
   }
-  for (void* p : dev) device_free(p);
   return st;
 }
 
+// The GPU reference of hc's problem on fresh device copies of hc's A, B and C: it never reads
+// the candidate's buffers, which the candidate might have changed.
+bool reference_on_gpu(const HostCase& hc, bool want_gauge, ReferenceMatrix* out, std::string* err) {
+  DeviceCase dev;
+  const std::vector<std::uint8_t>* host[3] = {&hc.a, &hc.b, &hc.c};
+  const bool use[3] = {hc.alpha != 0.0, hc.alpha != 0.0, hc.beta != 0.0};
+  for (int i = 0; i < 3; ++i)
+    if (use[i] && !(device_alloc(&dev.p[i], host[i]->size(), err) &&
+                    copy_to_device(dev.p[i], host[i]->data(), host[i]->size(), err)))
+      return false;
+  return reference_on_device(hc.desc,
+                             GemmArgs{dev.p[0], dev.p[1], dev.p[2], nullptr, hc.alpha, hc.beta},
+                             want_gauge, out, err);
+}
+
+Compare check_unperturbed(const HostCase& hc, const std::vector<std::uint8_t>& got,
+                          const std::vector<std::uint8_t>& before, const CheckPolicy& policy,
+                          bool gpu) {
+  const GemmDesc& d = hc.desc;
+  if (resolve_check(d, policy) == CheckMode::Probe) {
+    Compare r = probe_compare(hc, got, before, policy.seed);
+    r.reference = "host: probe vectors + sampled entries";
+    return r;
+  }
+  if (!gpu) return compare_to_reference(hc, got, before);
+  const bool exact = ElementCheck(d).exact;
+  ReferenceMatrix ref;
+  std::string err;
+  if (reference_on_gpu(hc, !exact, &ref, &err)) {
+    Compare r = compare_to_matrix(hc, ref, got, before);
+    r.reference = "gpu: fp64 reference kernel";
+    return r;
+  }
+  Compare r = compare_to_reference(hc, got, before);
+  r.reference += " (the GPU reference failed: " + err + ")";
+  return r;
+}
+
 }  // namespace
+
+std::string_view check_mode_name(CheckMode m) noexcept {
+  switch (m) {
+    case CheckMode::Full:
+      return "full";
+    case CheckMode::Probe:
+      return "probe";
+    case CheckMode::Auto:
+      return "auto";
+  }
+  return "?";
+}
+
+bool parse_check_mode(std::string_view s, CheckMode* out) noexcept {
+  for (CheckMode m : {CheckMode::Full, CheckMode::Probe, CheckMode::Auto})
+    if (s == check_mode_name(m)) {
+      *out = m;
+      return true;
+    }
+  return false;
+}
+
+CheckMode resolve_check(const GemmDesc& d, const CheckPolicy& policy) noexcept {
+  if (policy.mode != CheckMode::Auto) return policy.mode;
+  const double flop = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
+                      static_cast<double>(d.k) * static_cast<double>(d.batch);
+  return flop <= policy.max_reference_flop ? CheckMode::Full : CheckMode::Probe;
+}
 
 bool corrupt_result_requested() noexcept {
   const char* e = std::getenv("GEMMKIT_TEST_CORRUPT_RESULT");
@@ -407,36 +555,47 @@ void corrupt_d00(const GemmDesc& desc, std::vector<std::uint8_t>& d) {
 }
 
 Compare check_result(const HostCase& hc, std::vector<std::uint8_t> d_candidate,
-                     const std::vector<std::uint8_t>& d_before, const CheckPolicy& policy) {
+                     const std::vector<std::uint8_t>& d_before, const CheckPolicy& policy,
+                     bool gpu_reference) {
   if (corrupt_result_requested()) corrupt_d00(hc.desc, d_candidate);
-  const GemmDesc& d = hc.desc;
-  const double flop = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
-                      static_cast<double>(d.k) * static_cast<double>(d.batch);
-  if (flop <= policy.max_reference_flop) return compare_to_reference(hc, d_candidate, d_before);
-  return probe_compare(hc, d_candidate, d_before, policy.seed);
+  return check_unperturbed(hc, d_candidate, d_before, policy, gpu_reference);
 }
 
 VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const Options& opt,
-                         std::uint64_t seed) {
+                         std::uint64_t seed, const CheckPolicy& policy) {
+  using clock = std::chrono::steady_clock;
+  const auto seconds = [](clock::time_point t0) {
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
   VerifyResult res;
+  auto t0 = clock::now();
   HostCase hc = HostCase::make(desc, alpha, beta, seed);
-  const auto a0 = hc.a, b0 = hc.b, c0 = hc.c, d0 = hc.d;
-  std::vector<std::uint8_t> d_out = hc.d;
   const bool on_device = opt.backend == Backend::Cuda;
+  // The candidate writes d_out; hc.d stays as it was (the padding's "before"). On the host it
+  // reads hc's A, B and C themselves, so keep copies to prove them unchanged; on the device it
+  // only sees device copies (the host buffers cannot change).
+  std::vector<std::uint8_t> a0, b0, c0;
+  if (!on_device) a0 = hc.a, b0 = hc.b, c0 = hc.c;
+  std::vector<std::uint8_t> d_out = hc.d;
+  res.setup_s = seconds(t0);
+  t0 = clock::now();
   if (on_device) {
     std::string err;
-    res.status = run_on_device(hc, d_out, opt, &err);
+    DeviceCase dev;  // freed before the check: the GPU reference makes its own copies
+    res.status = run_on_device(hc, dev, d_out, opt, &err);
   } else {
     res.status = gemm(hc.desc, GemmArgs{hc.a.data(), hc.b.data(), hc.c.data(), d_out.data(),
                                         alpha, beta},
                       opt);
   }
+  res.gemm_s = seconds(t0);
+  t0 = clock::now();
   if (!res.status) {
     res.disposition = Disposition::Failed;
     res.note = to_string(res.status);
     return res;
   }
-  if (hc.a != a0 || hc.b != b0 || hc.c != c0) {
+  if (!on_device && (hc.a != a0 || hc.b != b0 || hc.c != c0)) {
     res.disposition = Disposition::Incorrect;
     res.note = "an input buffer (A, B or C) was modified";
     return res;
@@ -445,7 +604,9 @@ VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const 
     corrupt_d00(hc.desc, d_out);
     res.note = "result corrupted on purpose (GEMMKIT_TEST_CORRUPT_RESULT)";
   }
-  res.cmp = compare_to_reference(hc, d_out, d0);
+  res.cmp = check_unperturbed(hc, d_out, hc.d,
+                              CheckPolicy{policy.mode, policy.max_reference_flop, seed}, on_device);
+  res.check_s = seconds(t0);
   res.disposition = res.cmp.passed ? Disposition::Passed : Disposition::Incorrect;
   return res;
 }

@@ -17,6 +17,8 @@
 
 namespace gemmkit::bench {
 
+struct ReferenceMatrix;
+
 enum class Disposition { Passed, Incorrect, NotVerified, Failed };
 std::string_view disposition_name(Disposition d) noexcept;
 
@@ -34,7 +36,8 @@ struct Compare {
   double max_abs_err = 0.0;
   double max_err_over_bound = 0.0;  // < 1 passes
   std::string first_failure;        // "D(i,j) batch l: got x, want y (bound b)"
-  std::string metric;               // "exact" or "gauge"
+  std::string metric;               // "exact", "gauge" or "probe"
+  std::string reference;            // where the fp64 reference ran (see check_result)
 };
 
 // Host operands of one case, with a guard band after each buffer.
@@ -45,22 +48,32 @@ struct HostCase {
   static constexpr std::size_t kGuardBytes = 64;
   static constexpr std::uint8_t kSentinel = 0x5A;
 
-  // Builds buffers: A, B, C filled U[-1, 1] (seeded), D and all padding set to the sentinel.
+  // Builds buffers: A, B, C filled U[-1, 1] (seeded), D and all padding set to the sentinel;
+  // C keeps the sentinel too when beta == 0 (never read).
   static HostCase make(const GemmDesc& desc, double alpha, double beta, std::uint64_t seed);
   GemmArgs args();                       // pointers into the buffers (D separate from C)
   GemmArgs args_in_place();              // D aliases C (needs matching C/D descriptors)
 };
 
 // Compares the candidate D (same layout as hc.d) with the reference computed from hc's
-// inputs. `before` is the D buffer as it was before the candidate ran (padding must match).
+// inputs by reference_dgemm (bench/reference_blas.hpp). `before` is the D buffer as it was
+// before the candidate ran (padding must match).
 Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>& d_candidate,
                              const std::vector<std::uint8_t>& d_before);
+// The same against a reference already computed (host or GPU); `ref.gauge` must be filled
+// unless the comparison is exact.
+Compare compare_to_matrix(const HostCase& hc, const ReferenceMatrix& ref,
+                          const std::vector<std::uint8_t>& d_candidate,
+                          const std::vector<std::uint8_t>& d_before);
 
 struct VerifyResult {
   Disposition disposition = Disposition::NotVerified;
   Status status;  // what gemm() returned
   Compare cmp;
   std::string note;
+  // Wall seconds of the three parts: building the case (fills), the candidate's call (with
+  // the copies to and from the device), the check (reference and comparison).
+  double setup_s = 0, gemm_s = 0, check_s = 0;
 };
 
 // Probe-vector check for shapes too large for the fp64 reference (cost O(MN + NK + MK) per
@@ -77,25 +90,40 @@ Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& d_can
                       const std::vector<std::uint8_t>& d_before, std::uint64_t seed,
                       int samples = 256);
 
-// The check every bench row goes through: the full fp64 reference when 2*M*N*K*batch is at
-// most `max_reference_flop`, the probe check otherwise. Honours GEMMKIT_TEST_CORRUPT_RESULT
-// (perturbs d_candidate(0,0) first; see verify_case).
+// The check every bench row and `gemmkit verify` go through:
+//   Full   the fp64 reference on every element (compare_to_reference);
+//   Probe  probe_compare (O(MN + NK + MK) per batch);
+//   Auto   Full when 2*M*N*K*batch is at most `max_reference_flop`, Probe otherwise.
+// With `gpu_reference` (the candidate ran on CUDA) the full reference runs on the GPU
+// (bench/reference_device.hpp) on fresh device copies of hc's inputs (never on the
+// candidate's buffers, which it might have changed), and on the host only if that fails
+// (Compare::reference says which).
+// Honours GEMMKIT_TEST_CORRUPT_RESULT (perturbs d_candidate(0,0) first; see verify_case).
+enum class CheckMode { Full, Probe, Auto };
+std::string_view check_mode_name(CheckMode m) noexcept;  // "full", "probe", "auto"
+bool parse_check_mode(std::string_view s, CheckMode* out) noexcept;
 struct CheckPolicy {
+  CheckMode mode = CheckMode::Auto;
   double max_reference_flop = 2.0e9;
   std::uint64_t seed = 1;
 };
+// What a policy does with a problem: Full or Probe (never Auto).
+CheckMode resolve_check(const GemmDesc& d, const CheckPolicy& policy) noexcept;
 Compare check_result(const HostCase& hc, std::vector<std::uint8_t> d_candidate,
-                     const std::vector<std::uint8_t>& d_before, const CheckPolicy& policy);
+                     const std::vector<std::uint8_t>& d_before, const CheckPolicy& policy,
+                     bool gpu_reference = false);
 
 // True when GEMMKIT_TEST_CORRUPT_RESULT=1; then corrupt_d00 perturbs D(0,0) of batch 0.
 bool corrupt_result_requested() noexcept;
 void corrupt_d00(const GemmDesc& desc, std::vector<std::uint8_t>& d);
 
 // Runs gemm() with `opt` on a seeded case (host buffers for the CPU backend, device copies
-// for CUDA), then checks inputs untouched, padding untouched, and D against the reference.
+// for CUDA), then checks inputs untouched, padding untouched, and D against the reference
+// through check_result (the GPU reference when the candidate ran on CUDA).
 // Set GEMMKIT_TEST_CORRUPT_RESULT=1 in the environment to perturb one element of the
 // candidate's result before the comparison: a test-only hook proving that the check can fail.
 VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const Options& opt,
-                         std::uint64_t seed);
+                         std::uint64_t seed,
+                         const CheckPolicy& policy = CheckPolicy{.mode = CheckMode::Full});
 
 }  // namespace gemmkit::bench

@@ -66,6 +66,85 @@ TEST(CliVerify, BadFlagsAreNamed) {
   EXPECT_NE(r.out.find("lda"), std::string::npos) << r.out;
 }
 
+// RELIABILITY items 1 and 16 in the CLI: a bad size, leading dimension or batch count is named
+// with the API's Status (argument name and netlib position), exit 1, in every command that
+// takes a problem, before any buffer exists (these sizes would throw bad_alloc or
+// length_error if anything were allocated).
+TEST(CliValidation, BadSizesAreNamedBeforeAllocation) {
+  struct Bad {
+    const char* flags;
+    const char* named;
+  };
+  const Bad bad[] = {
+      {"--m 8 --n 8 --k -5", "InvalidValue (argument 5: k)"},
+      {"--m -1", "InvalidValue (argument 3: m)"},
+      {"--m 99999999999999999999", "InvalidValue (argument 3: m)"},
+      {"--n 12x", "InvalidValue (argument 4: n)"},
+      {"--m 4 --n 4 --k 4 --lda 2", "InvalidValue (argument 8: lda)"},
+      {"--m 4 --n 4 --k 4 --trans-b --ldb 3", "InvalidValue (argument 10: ldb)"},
+      {"--m 4 --n 4 --k 4 --ldc -9", "InvalidValue (argument 13: ldc)"},
+      {"--batch -3", "InvalidValue (argument 16: batch)"},
+      {"--batch 99999999999999999999", "InvalidValue (argument 16: batch)"},
+      // Each size fits, the bytes do not.
+      {"--m 4000000000 --n 4000000000 --k 1", "InvalidValue (argument 13: ldc)"},
+      {"--m 3 --n 3 --k 3 --batch 4000000000000000000", "InvalidValue (argument 17: stride_a)"},
+      // Two bad arguments: the first in netlib order is named.
+      {"--k -5 --m -1", "InvalidValue (argument 3: m)"},
+  };
+  // Every case through verify; the first three through every other command (one process
+  // each: keeps the test short under the sanitizers).
+  for (const char* cmd : {"verify", "run", "bench", "explain", "ledger"})
+    for (const Bad& b : bad) {
+      if (std::string(cmd) != "verify" && &b - bad >= 3) break;
+      const Result r = run(std::string(cmd) + " --backend cpu " + b.flags);
+      EXPECT_EQ(r.rc, 1) << cmd << " " << b.flags << "\n" << r.out;
+      EXPECT_NE(r.out.find(b.named), std::string::npos) << cmd << " " << b.flags << "\n" << r.out;
+      EXPECT_EQ(r.out.find("bad_alloc"), std::string::npos) << r.out;
+    }
+}
+
+// A problem larger than the free memory is refused with the bytes needed and available.
+TEST(CliValidation, ProblemsLargerThanFreeMemoryAreRefused) {
+  for (const char* cmd : {"run", "verify", "bench"}) {
+    const Result r = run(std::string(cmd) + " --m 100000 --n 100000 --k 100000 --backend cpu");
+    EXPECT_EQ(r.rc, 1) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find("the problem needs "), std::string::npos) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find(" bytes of host memory"), std::string::npos) << cmd << "\n" << r.out;
+    EXPECT_NE(r.out.find("bytes are available"), std::string::npos) << cmd << "\n" << r.out;
+  }
+}
+
+// --check full|probe|auto: auto says which it used; the probe check still fails a wrong result.
+TEST(CliVerify, CheckModes) {
+  const std::string shape = "verify --m 40 --n 24 --k 16 --backend cpu ";
+  Result r = run(shape);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("check=full (auto) metric=gauge"), std::string::npos) << r.out;
+  r = run(shape + "--max-check-flop 100");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("check=probe (auto) metric=probe"), std::string::npos) << r.out;
+  r = run(shape + "--check full --max-check-flop 100");
+  EXPECT_NE(r.out.find("check=full metric=gauge"), std::string::npos) << r.out;
+  r = run(shape + "--check probe --json");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("\"check\": \"probe\""), std::string::npos) << r.out;
+  r = run(shape + "--check probe", "GEMMKIT_TEST_CORRUPT_RESULT=1");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  r = run(shape + "--check sometimes");
+  EXPECT_NE(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("--check"), std::string::npos) << r.out;
+}
+
+// A bench row without a kernel says why.
+TEST(CliBench, ARowWithoutAKernelSaysWhy) {
+  const Result r =
+      run("bench --m 8 --n 8 --k 8 --backend cpu --baseline none --quick -q "
+          "--kernel no.such.kernel");
+  EXPECT_NE(r.out.find("note: no registered cpu kernel matches 'no.such.kernel'"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(CliRun, PrintsTimeAndGflops) {
   Result r = run("run --m 64 --n 48 --k 32 --backend cpu --reps 3");
   EXPECT_EQ(r.rc, 0) << r.out;
