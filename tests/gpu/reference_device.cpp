@@ -21,47 +21,14 @@
 #include "core/element.hpp"
 #include "core/view.hpp"
 #include "support/gpu_test.hpp"
+#include "support/reference_case.hpp"
 
 namespace gemmkit::bench {
 namespace {
 
-struct Case {
-  std::int64_t m, n, k;
-  Op ta = Op::NoTrans, tb = Op::NoTrans;
-  Layout la = Layout::ColMajor, lb = Layout::ColMajor, lc = Layout::ColMajor;
-  DType in = DType::BF16, c = DType::F32;
-  std::int64_t pad = 0, batch = 1;
-  bool broadcast_a = false;
-  double alpha = 1.0, beta = 0.0;
-};
-
-std::string describe(const Case& c) {
-  std::ostringstream os;
-  os << "m=" << c.m << " n=" << c.n << " k=" << c.k << " trans=" << (c.ta == Op::Trans)
-     << (c.tb == Op::Trans) << " layouts=" << layout_name(c.la) << "," << layout_name(c.lb) << ","
-     << layout_name(c.lc) << " in=" << dtype_name(c.in) << " c=" << dtype_name(c.c)
-     << " pad=" << c.pad << " batch=" << c.batch << (c.broadcast_a ? " (A broadcast)" : "")
-     << " alpha=" << c.alpha << " beta=" << c.beta;
-  return os.str();
-}
-
-GemmDesc make_desc(const Case& c) {
-  GemmDesc d{.m = c.m, .n = c.n, .k = c.k, .trans_a = c.ta, .trans_b = c.tb};
-  d.a = {c.in, c.la, 0, 0};
-  d.b = {c.in, c.lb, 0, 0};
-  d.c = {c.c, c.lc, 0, 0};
-  d.d = d.c;
-  d.batch = c.batch;
-  d.compute = c.in == DType::I8 || c.in == DType::I4 ? DType::I32 : DType::F32;
-  d = with_default_lds(d);
-  d.a.ld += c.pad;
-  d.b.ld += c.pad;
-  d.c.ld += c.pad;
-  d.d.ld += c.pad;
-  d = core::with_packed_batch_strides(d);
-  if (c.broadcast_a) d.a.batch_stride = 0;
-  return d;
-}
+using Case = test::ReferenceCase;
+using test::describe;
+using test::make_desc;
 
 // Device copies of A, B and C.
 struct OnDevice {
@@ -123,7 +90,7 @@ TEST(ReferenceDevice, ResidueShapesTransposesLayoutsAndPadding) {
   for (std::int64_t m : sizes)
     for (std::int64_t n : sizes) {
       ++bits;
-      Case c{.m = m, .n = n, .k = bits % 2 ? 17 : 65};
+      Case c{.m = m, .n = n, .k = bits % 2 ? 17 : 65, .in = DType::BF16};
       c.ta = bits & 1 ? Op::Trans : Op::NoTrans;
       c.tb = bits & 2 ? Op::Trans : Op::NoTrans;
       c.la = bits & 4 ? Layout::RowMajor : Layout::ColMajor;
@@ -153,7 +120,7 @@ TEST(ReferenceDevice, BatchesPackedAndBroadcast) {
   std::uint64_t seed = 200;
   for (bool broadcast : {false, true})
     for (std::int64_t batch : {1, 3}) {
-      Case c{.m = 17, .n = 3, .k = 7, .tb = Op::Trans, .lc = Layout::RowMajor};
+      Case c{.m = 17, .n = 3, .k = 7, .tb = Op::Trans, .lc = Layout::RowMajor, .in = DType::BF16};
       c.batch = batch;
       c.broadcast_a = broadcast;
       c.pad = 1;
@@ -165,12 +132,12 @@ TEST(ReferenceDevice, BatchesPackedAndBroadcast) {
 TEST(ReferenceDevice, BlasSemanticsWithNullPointers) {
   // alpha == 0 and K == 0: A and B are never read (null on the device); D = beta * C.
   for (std::int64_t k : {0, 5}) {
-    Case c{.m = 7, .n = 3, .k = k, .alpha = k == 0 ? 1.0 : 0.0, .beta = -2.0};
+    Case c{.m = 7, .n = 3, .k = k, .in = DType::BF16, .alpha = k == 0 ? 1.0 : 0.0, .beta = -2.0};
     HostCase hc = HostCase::make(make_desc(c), c.alpha, c.beta, 3);
     EXPECT_TRUE(gpu_matches_oracle(hc, true, false)) << describe(c);
   }
   // beta == 0: C is never read (null), and NaN in C does not propagate.
-  Case c{.m = 5, .n = 6, .k = 7};
+  Case c{.m = 5, .n = 6, .k = 7, .in = DType::BF16};
   HostCase hc = HostCase::make(make_desc(c), 1.0, 0.0, 4);
   for (std::int64_t i = 0; i < 30; ++i)
     core::store_element(DType::F32, hc.c.data(), i, std::nan(""));
