@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bench/gpu_runtime.hpp"
 #include "bench/harness.hpp"
 #include "bench/problem_check.hpp"
 #include "bench/progress.hpp"
@@ -38,6 +39,8 @@ struct BenchOptions {
   bool quiet = false;
   bool quick = false;
   bool warm = false;
+  bool copy_bandwidth = false;
+  bool cublas_fp32_reduction = false;
   double max_call_ms = 60000;
   double max_reference_flop = 2e9;
   double max_reference_check_flop = 2e9;
@@ -215,10 +218,20 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
   hs.max_call_ms = o.max_call_ms;
   hs.max_reference_flop = o.max_reference_flop;
   hs.ledger_machine = o.ledger_machine;
+  hs.cublas_fp32_reduction = o.cublas_fp32_reduction;
   bench::Harness harness(hs);
   if (Status s = harness.init(); !s) {
     std::fprintf(stderr, "gemmkit bench: %s\n", to_string(s).c_str());
     return 1;
+  }
+  if (o.copy_bandwidth) {  // the ceiling of memory-bound rows, measured in the same run
+    double bps = 0;
+    const Status s = bench::gpu::copy_bandwidth(std::size_t{1} << 30, 10, &bps);
+    if (s)
+      std::printf("device copy bandwidth: %.1f GB/s (1 GiB device to device, read + write, "
+                  "median of 10)\n", bps * 1e-9);
+    else
+      std::fprintf(stderr, "gemmkit bench: --copy-bandwidth: %s\n", to_string(s).c_str());
   }
 
   // Progress weight of a problem: its flop plus a fixed part for the per-problem work that
@@ -311,6 +324,11 @@ void add_bench_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--llc-bytes", o->llc_bytes, "last-level cache to defeat (0: detect)");
   cmd->add_flag("--warm", o->warm, "no rotation, no flush (for harness self-tests)");
+  cmd->add_flag("--cublas-fp32-reduction", o->cublas_fp32_reduction,
+                "cuBLASLt may only pick split-K algorithms that reduce in fp32 (its output-type "
+                "reductions fail the fp32-accumulation bound on some shapes)");
+  cmd->add_flag("--copy-bandwidth", o->copy_bandwidth,
+                "first measure the device's copy bandwidth (CUDA), the bound of memory-bound rows");
   cmd->add_option("--ledger-machine", o->ledger_machine,
                   "machine of the ledger prediction (default: host / by GPU name)");
   cmd->add_option("--compare", o->compare, "A.json B.json: per-row speedup and geometric mean")

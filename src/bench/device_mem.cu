@@ -25,4 +25,7 @@ bool copy_on_device(void* dst, const void* src, std::size_t bytes, std::string* 
   return check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice), err);
 }
 bool device_synchronize(std::string* err) { return check(cudaDeviceSynchronize(), err); }
+bool device_mem_info(std::size_t* free_bytes, std::size_t* total_bytes) {
+  return cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess;
+}
 }  // namespace gemmkit::bench

@@ -11,5 +11,7 @@ bool copy_to_device(void* dst, const void* src, std::size_t bytes, std::string* 
 bool copy_to_host(void* dst, const void* src, std::size_t bytes, std::string* err);
 bool copy_on_device(void* dst, const void* src, std::size_t bytes, std::string* err);
 bool device_synchronize(std::string* err);
+// Free and total bytes of the current device (false without one).
+bool device_mem_info(std::size_t* free_bytes, std::size_t* total_bytes);
 
 }  // namespace gemmkit::bench

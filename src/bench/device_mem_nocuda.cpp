@@ -17,5 +17,6 @@ bool copy_to_device(void*, const void*, std::size_t, std::string* err) { return 
 bool copy_to_host(void*, const void*, std::size_t, std::string* err) { return fail(err); }
 bool copy_on_device(void*, const void*, std::size_t, std::string* err) { return fail(err); }
 bool device_synchronize(std::string* err) { return fail(err); }
+bool device_mem_info(std::size_t*, std::size_t*) { return false; }
 }  // namespace gemmkit::bench
 #endif

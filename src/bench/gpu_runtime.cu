@@ -1,6 +1,9 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "bench/gpu_runtime.hpp"
 
 namespace gemmkit::bench::gpu {
@@ -138,6 +141,33 @@ Status Graph::replay(Stream& st, double* ms) {
 Status flush_l2(Stream& s, void* scratch, std::size_t bytes) {
   return check(cudaMemsetAsync(scratch, 0x3c, bytes, static_cast<cudaStream_t>(s.handle())),
                "cudaMemsetAsync (L2 flush)");
+}
+
+Status copy_bandwidth(std::size_t bytes, int reps, double* bytes_per_s) {
+  Stream st;
+  if (!st.ok()) return Status{StatusCode::ExecutionFailed, Arg::None, st.error()};
+  void* src = nullptr;
+  void* dst = nullptr;
+  Status s = check(cudaMalloc(&src, bytes), "cudaMalloc");
+  if (s) s = check(cudaMalloc(&dst, bytes), "cudaMalloc");
+  if (s) s = check(cudaMemset(src, 1, bytes), "cudaMemset");
+  std::vector<double> ms;
+  const auto copy = [&](void* stream) {
+    return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                 static_cast<cudaStream_t>(stream)),
+                 "cudaMemcpyAsync");
+  };
+  for (int i = 0; s && i < reps + 1; ++i) {  // the first copy warms up
+    double t = 0;
+    s = st.time_region(copy, &t);
+    if (s && i > 0) ms.push_back(t);
+  }
+  cudaFree(src);
+  cudaFree(dst);
+  if (!s) return s;
+  std::sort(ms.begin(), ms.end());
+  *bytes_per_s = 2.0 * static_cast<double>(bytes) / (ms[ms.size() / 2] * 1e-3);
+  return {};
 }
 
 }  // namespace gemmkit::bench::gpu

@@ -76,4 +76,8 @@ class Graph {
 // Overwrites `bytes` of device scratch (memset on the stream): evicts the L2 between calls.
 Status flush_l2(Stream& s, void* scratch, std::size_t bytes);
 
+// The device's copy bandwidth: cudaMemcpyAsync of `bytes` device to device (each byte read
+// once and written once), the median of `reps` event-timed copies; bytes / s counting both.
+Status copy_bandwidth(std::size_t bytes, int reps, double* bytes_per_s);
+
 }  // namespace gemmkit::bench::gpu

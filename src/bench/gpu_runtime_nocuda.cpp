@@ -22,6 +22,7 @@ Graph::~Graph() = default;
 Status Graph::capture(Stream&, const Enqueue&) { return no_cuda(); }
 Status Graph::replay(Stream&, double*) { return no_cuda(); }
 Status flush_l2(Stream&, void*, std::size_t) { return no_cuda(); }
+Status copy_bandwidth(std::size_t, int, double*) { return no_cuda(); }
 
 }  // namespace gemmkit::bench::gpu
 #endif

@@ -277,7 +277,8 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
   // The baseline first: verified once, then interleaved with every candidate.
   std::unique_ptr<Provider> base;
   if (s_.baseline == "openblas") base = make_openblas_provider(d, p.alpha, p.beta, s_.threads);
-  else if (s_.baseline == "cublas") base = make_cublaslt_provider(d, p.alpha, p.beta);
+  else if (s_.baseline == "cublas")
+    base = make_cublaslt_provider(d, p.alpha, p.beta, s_.cublas_fp32_reduction);
   Verified vb;
   Row brow;
   bool base_timed = false;

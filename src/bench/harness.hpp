@@ -44,6 +44,7 @@ struct HarnessSettings {
   double max_call_ms = 60000;     // skip a kernel whose projected call time exceeds this
   double max_reference_flop = 2e9;  // skip Reference-role kernels above this (2MNK * batch)
   std::string ledger_machine;     // "" = automatic ("host" on CPU, by device name on GPU)
+  bool cublas_fp32_reduction = false;  // cuBLASLt restricted to split-K reductions in fp32
 };
 
 class Harness {

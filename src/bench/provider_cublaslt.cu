@@ -35,8 +35,8 @@ bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
 
 class CublasLtProvider final : public Provider {
  public:
-  CublasLtProvider(const GemmDesc& desc, double alpha, double beta)
-      : desc_(with_default_lds(desc)), form_(colmajor_form(desc_)) {
+  CublasLtProvider(const GemmDesc& desc, double alpha, double beta, bool fp32_reduction)
+      : desc_(with_default_lds(desc)), form_(colmajor_form(desc_)), fp32_reduction_(fp32_reduction) {
     why_ = setup(alpha, beta);
   }
   ~CublasLtProvider() override {
@@ -128,6 +128,16 @@ class CublasLtProvider final : public Provider {
                            "set MAX_WORKSPACE_BYTES");
         !e.empty())
       return e;
+    if (fp32_reduction_) {  // split-K partials summed in the compute type, never in D's type
+      const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_INPLACE |
+                                 CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+      if (std::string e = lt(cublasLtMatmulPreferenceSetAttribute(
+                                 pref_, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask,
+                                 sizeof mask),
+                             "set REDUCTION_SCHEME_MASK");
+          !e.empty())
+        return e;
+    }
     cublasLtMatmulHeuristicResult_t result{};
     int returned = 0;
     if (std::string e = lt(cublasLtMatmulAlgoGetHeuristic(handle_, op_, a_, b_, c_, d_, pref_, 1,
@@ -153,7 +163,8 @@ class CublasLtProvider final : public Provider {
                                          sizeof splitk, nullptr);
     config_ = form_.ops() + " algo=" + std::to_string(algo_id) + " tile_id=" +
               std::to_string(tile) + " stages_id=" + std::to_string(stages) +
-              " splitk=" + std::to_string(splitk) + " ws=32MiB";
+              " splitk=" + std::to_string(splitk) + " ws=32MiB" +
+              (fp32_reduction_ ? " reduction=fp32" : "");
     return {};
   }
 
@@ -199,6 +210,7 @@ class CublasLtProvider final : public Provider {
 
   GemmDesc desc_;
   ColMajorForm form_;
+  bool fp32_reduction_ = false;
   std::string why_, config_;
   cudaDataType_t scale_ = CUDA_R_32F;
   float alpha_f_ = 1, beta_f_ = 0;
@@ -215,8 +227,8 @@ class CublasLtProvider final : public Provider {
 }  // namespace
 
 std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc& desc, double alpha,
-                                                 double beta) {
-  return std::make_unique<CublasLtProvider>(desc, alpha, beta);
+                                                 double beta, bool fp32_reduction) {
+  return std::make_unique<CublasLtProvider>(desc, alpha, beta, fp32_reduction);
 }
 
 }  // namespace gemmkit::bench

@@ -16,7 +16,7 @@ class NoCublas final : public Provider {
 };
 }  // namespace
 
-std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc&, double, double) {
+std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc&, double, double, bool) {
   return std::make_unique<NoCublas>();
 }
 

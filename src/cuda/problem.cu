@@ -45,10 +45,10 @@ Status check_16bit_problem(const GemmDesc& d) {
   return {};
 }
 
-Problem make_problem(const GemmDesc& d, const GemmArgs& args) {
+Problem make_problem(const GemmDesc& d, const GemmArgs& args, bool large_m) {
   const core::ProblemView v = core::make_view(d);
   // D column-major: run D^T = op(B)^T op(A)^T instead, so that D's rows are contiguous.
-  const bool swap = v.d.row == 1 && v.d.col != 1;
+  const bool swap = large_m ? d.n > d.m : v.d.row == 1 && v.d.col != 1;
   Problem pr;
   pr.batch = d.batch;
   pr.in = d.a.dtype == DType::BF16 ? InType::BF16 : InType::F16;

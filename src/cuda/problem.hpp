@@ -54,7 +54,9 @@ struct Problem {
 // accumulator is f32. Every layout, transpose, leading dimension and alignment is accepted.
 Status check_16bit_problem(const GemmDesc& d);
 
-// Builds the canonical problem from a validated descriptor with defaulted lds.
-Problem make_problem(const GemmDesc& d, const GemmArgs& args);
+// Builds the canonical problem from a validated descriptor with defaulted lds. `large_m`:
+// the orientation (the problem or its transpose) whose M is the larger of M and N, instead of
+// the one whose D has contiguous rows.
+Problem make_problem(const GemmDesc& d, const GemmArgs& args, bool large_m = false);
 
 }  // namespace gemmkit::gpu

@@ -1,7 +1,10 @@
 // Registers every CUDA kernel (ladder rungs, production kernels) in the kernel registry.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "core/status.hpp"
+#include "cuda/gemv/gemv.hpp"
 #include "cuda/ladder/ladder.hpp"
 #include "cuda/sm90/sm90.hpp"
 #include "dispatch/registry.hpp"
@@ -47,12 +50,18 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
                 "k16,COPY=tma,SWIZZLE=128B,RASTER=group8,SCHEDULE=persistent,CLUSTER=" +
                 std::to_string(cfg.cluster) + "x1" + (cfg.cluster > 1 ? ",MULTICAST=B" : ""),
       .priority = priority,
-      .can_implement = [](const GemmDesc& d) { return sm90::can_implement(d); },
-      .run = [cfg](const GemmDesc& d, const GemmArgs& a, const Options& o) {
-        return sm90::run(cfg, d, a, o);
+      .can_implement = [cfg](const GemmDesc& d) -> Status {
+        if (Status s = sm90::can_implement(d); !s) return s;
+        if (cfg.large_m && std::min(d.m, d.n) > 64)
+          return GEMMKIT_UNSUPPORTED("the 128x64 sm90 tile serves M or N <= 64 (decode)");
+        return {};
       },
-      .workspace_bytes = [](const GemmDesc& d, const GemmArgs* a) {
-        return sm90::workspace_bytes(d, a);
+      // Options::split_k: the pieces asked for (0: the kernel's choice, 1: none).
+      .run = [cfg](const GemmDesc& d, const GemmArgs& a, const Options& o) {
+        return sm90::run(cfg, o.split_k, d, a, o);
+      },
+      .workspace_bytes = [cfg](const GemmDesc& d, const GemmArgs* a) {
+        return sm90::workspace_bytes(cfg, d, a, 0);
       },
       .pooled_workspace = true,
   };
@@ -86,6 +95,21 @@ void register_cuda_kernels(Registry& r) {
   r.add(sm90_kernel({.blk_n = 256}, 30));
   r.add(sm90_kernel({.blk_n = 192}, 20));
   r.add(sm90_kernel({.blk_n = 128}, 10));
+  // Decode (M or N <= 64): the large side as the tile's M, split-K to fill the SMs.
+  r.add(sm90_kernel({.blk_n = 64, .large_m = true}, 40));
+  // M or N <= 2: one streaming pass over the large operand, no tensor cores.
+  r.add(KernelInfo{
+      .name = "cuda.gemv_small_n",
+      .backend = Backend::Cuda,
+      .role = KernelRole::Production,
+      .config = "THREADS=256,WARPS=8,SMALL_N<=2,LOAD=ld.global.nc.v4,UNROLL=8,MATH=ffma",
+      .priority = 50,
+      .can_implement = [](const GemmDesc& d) { return gemv::can_implement(d); },
+      .run = [](const GemmDesc& d, const GemmArgs& a, const Options& o) {
+        return gemv::run(d, a, o);
+      },
+      .variant = ledger::Variant::Gemv,
+  });
 }
 
 }  // namespace gemmkit::dispatch

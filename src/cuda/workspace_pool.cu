@@ -9,13 +9,17 @@
 
 namespace gemmkit::gpu {
 
-Status pool_workspace(std::size_t bytes, cudaStream_t stream, void** out) {
-  struct Buffer {
-    void* ptr = nullptr;
-    std::size_t bytes = 0;
-  };
-  static std::mutex mu;
-  static std::map<std::pair<int, cudaStream_t>, Buffer> pool;
+namespace {
+
+struct Buffer {
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+};
+
+// One buffer per (device, stream) of `pool`, at least `bytes`; `zeroed`: cleared on `stream`
+// when (re)allocated.
+Status pooled(std::map<std::pair<int, cudaStream_t>, Buffer>& pool, std::mutex& mu,
+              std::size_t bytes, cudaStream_t stream, bool zeroed, void** out) {
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::Workspace, "no current CUDA device");
@@ -45,9 +49,33 @@ Status pool_workspace(std::size_t bytes, cudaStream_t stream, void** out) {
                          "cannot allocate " + std::to_string(bytes) +
                              " bytes of device workspace: " + cudaGetErrorString(e));
   }
+  if (zeroed && cudaMemsetAsync(b.ptr, 0, bytes, stream) != cudaSuccess) {
+    cudaGetLastError();
+    cudaFree(b.ptr);
+    b = {};
+    return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::Workspace,
+                         "cannot clear the device counters");
+  }
   b.bytes = bytes;
   *out = b.ptr;
   return {};
+}
+
+}  // namespace
+
+Status pool_workspace(std::size_t bytes, cudaStream_t stream, void** out) {
+  static std::mutex mu;
+  static std::map<std::pair<int, cudaStream_t>, Buffer> pool;
+  return pooled(pool, mu, bytes, stream, false, out);
+}
+
+Status pool_counters(std::size_t bytes, cudaStream_t stream, unsigned** out) {
+  static std::mutex mu;
+  static std::map<std::pair<int, cudaStream_t>, Buffer> pool;
+  void* p = nullptr;
+  Status s = pooled(pool, mu, bytes, stream, true, &p);
+  *out = static_cast<unsigned*>(p);
+  return s;
 }
 
 }  // namespace gemmkit::gpu

@@ -15,4 +15,8 @@ namespace gemmkit::gpu {
 // A buffer of at least `bytes` for work on `stream` of the current device.
 Status pool_workspace(std::size_t bytes, cudaStream_t stream, void** out);
 
+// Counters for work on `stream` of the current device (another buffer than pool_workspace's):
+// zero when first handed out; the kernels that use them leave them zero again.
+Status pool_counters(std::size_t bytes, cudaStream_t stream, unsigned** out);
+
 }  // namespace gemmkit::gpu

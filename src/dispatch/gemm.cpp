@@ -54,8 +54,9 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
                                  " bytes of workspace, " + std::to_string(opt.workspace_bytes) +
                                  " given");
     }
+    // Split-K kernels get the planner's count; the others the caller's request (0: theirs).
     Options run_opt = opt;
-    run_opt.split_k = p.split_k;
+    if (p.kernel->variant == ledger::Variant::SplitK) run_opt.split_k = p.split_k;
     return p.kernel->run(d, args, run_opt);
   } catch (const std::exception& e) {
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None, e.what());

@@ -56,6 +56,7 @@ struct Params {
 struct Work {
   int64_t tile = 0, batch = 0, tile_m = 0, tile_n = 0;
   int64_t k_begin = 0, k_end = 0;
+  int64_t split = 0;  // SplitK: which of the tile's `splits` pieces (0 otherwise)
 };
 
 // `splits` is read by SplitK (clamped to [1, k_iters]); `min_iters` by StreamK.
@@ -132,6 +133,7 @@ class Scheduler {
         ++i_;
         const int64_t s = unit % p_.splits;
         *out = tile_at(p_, unit / p_.splits);
+        out->split = s;
         out->k_begin = s * p_.k_iters / p_.splits;
         out->k_end = (s + 1) * p_.k_iters / p_.splits;
         return true;

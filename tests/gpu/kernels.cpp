@@ -85,14 +85,16 @@ std::string describe(const Case& c, std::uint64_t seed) {
   return os.str();
 }
 
-// Runs one case on the device and expects Passed; returns whether it did.
-bool expect_passes(const char* kernel, const Case& c, std::uint64_t seed) {
+// Runs one case on the device and expects Passed; returns whether it did. `split`: the
+// split-K pieces asked for (Options::split_k; 0: the kernel's choice).
+bool expect_passes(const char* kernel, const Case& c, std::uint64_t seed, int split = 0) {
   const bench::VerifyResult r = bench::verify_case(
-      make_desc(c), c.alpha, c.beta, Options{.backend = Backend::Cuda, .kernel = kernel}, seed);
+      make_desc(c), c.alpha, c.beta,
+      Options{.backend = Backend::Cuda, .kernel = kernel, .split_k = split}, seed);
   EXPECT_EQ(r.disposition, bench::Disposition::Passed)
-      << kernel << " " << describe(c, seed) << ": " << bench::disposition_name(r.disposition) << " "
-      << r.note << " " << r.cmp.first_failure << " (max err/bound " << r.cmp.max_err_over_bound
-      << ")";
+      << kernel << " " << describe(c, seed) << " split=" << split << ": "
+      << bench::disposition_name(r.disposition) << " " << r.note << " " << r.cmp.first_failure
+      << " (max err/bound " << r.cmp.max_err_over_bound << ")";
   return r.disposition == bench::Disposition::Passed;
 }
 
@@ -367,6 +369,28 @@ TEST_P(CudaKernel, BatchedBroadcast) {
   }
 }
 
+// Split-K (a scheduler mode of the production kernels): few tiles and a long K cut into the
+// pieces asked for (0: the kernel's own count; more than one piece per SM is clamped), C read
+// once (beta != 0), batched, the last piece ragged; then the same call twice, same bits.
+TEST_P(CudaKernel, SplitK) {
+  const Subject& r = GetParam();
+  if (r.role != kProduction) GTEST_SKIP() << "split-K is a mode of the production kernels";
+  std::uint64_t seed = 1100;
+  for (int split : {0, 2, 3, 7, 500}) {
+    const Case c{.m = r.tile_m + 5, .n = r.tile_n - 3, .k = 64 * 40 + 7, .c = DType::F32,
+                 .d = DType::BF16, .batch = split == 3 ? 2 : 1, .alpha = 0.5, .beta = -1.5};
+    expect_passes(r.kernel, c, ++seed, split);
+  }
+  const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .split_k = 7};
+  const Case c{.m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32,
+               .beta = 0.5};
+  bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 1150);
+  std::vector<std::uint8_t> first = hc.d, second = hc.d;
+  ASSERT_TRUE(run_device(hc, first, opt).ok());
+  ASSERT_TRUE(run_device(hc, second, opt).ok());
+  EXPECT_TRUE(first == second) << r.kernel << " split-K is not bitwise repeatable";
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, CudaKernel, ::testing::ValuesIn(kRungs),
                          [](const ::testing::TestParamInfo<Subject>& i) {
                            std::string n = i.param.kernel;
@@ -374,6 +398,173 @@ INSTANTIATE_TEST_SUITE_P(Kernels, CudaKernel, ::testing::ValuesIn(kRungs),
                              if (ch == '.') ch = '_';
                            return n;
                          });
+
+// The decode tile (cuda.sm90_gemm_tma_ws_128x64x64_s8): M or N <= 64, the large side as the
+// tile's M, split-K over the SMs. Both orientations (small M: x @ W^T decode; small N),
+// every transpose and layout, dtypes, split counts, unaligned leading dimensions and bases
+// (the staging path), beta == 0 with NaN C, repeatable bits.
+constexpr const char* kDecode = "cuda.sm90_gemm_tma_ws_128x64x64_s8";
+
+// The small-N kernel (cuda.gemv_small_n): M or N <= 2, both operands streamed along K.
+// Both orientations, K residues (chunks of 8, the unrolled loop's tail), every transpose and
+// layout it takes (and NotSupported for those it does not: the large operand's K must be
+// contiguous), misaligned bases (scalar loads), batches, beta == 0 with NaN C, repeatable.
+constexpr const char* kGemv = "cuda.gemv_small_n";
+
+TEST(CudaGemvKernel, SmallSideAndKResidues) {
+  std::uint64_t seed = 2400;
+  int i = 0;
+  for (std::int64_t small : {1, 2})
+    for (std::int64_t large : {1, 31, 1000, 4103})
+      for (std::int64_t k : {1, 7, 8, 2047, 4100}) {
+        const bool small_m = i++ % 2 == 0;
+        // Both operands K-contiguous: A row-major, B column-major.
+        const Case c{.m = small_m ? small : large, .n = small_m ? large : small, .k = k,
+                     .la = Layout::RowMajor, .lb = Layout::ColMajor, .lc = Layout::RowMajor,
+                     .c = DType::F32, .d = i % 3 == 0 ? DType::F32 : DType::BF16,
+                     .alpha = 1.0, .beta = i % 4 == 0 ? 0.0 : 0.5};
+        expect_passes(kGemv, c, ++seed);
+      }
+}
+
+TEST(CudaGemvKernel, LayoutsTakenAndRefused) {
+  const Options opt{.backend = Backend::Cuda, .kernel = kGemv};
+  std::uint64_t seed = 2500;
+  const Layout both[] = {Layout::ColMajor, Layout::RowMajor};
+  int taken = 0;
+  for (Op ta : {Op::NoTrans, Op::Trans})
+    for (Op tb : {Op::NoTrans, Op::Trans})
+      for (Layout la : both)
+        for (Layout lb : both)
+          for (Layout lc : both) {
+            const Case c{.m = 2, .n = 1000, .k = 1032, .ta = ta, .tb = tb, .la = la, .lb = lb,
+                         .lc = lc, .in = seed % 3 == 0 ? DType::F16 : DType::BF16,
+                         .alpha = -0.5, .beta = 1.0};
+            // Taken when K runs contiguously in op(A) (step 1 along a row) and in op(B) (step 1
+            // down a column).
+            const core::ProblemView v = core::make_view(with_default_lds(make_desc(c)));
+            const Status s = can_implement(make_desc(c), opt);
+            if (v.a.col != 1 || v.b.row != 1) {
+              EXPECT_EQ(s.code, StatusCode::NotSupported) << describe(c, seed);
+              continue;
+            }
+            ++taken;
+            expect_passes(kGemv, c, ++seed);
+          }
+  EXPECT_EQ(taken, 8);
+  const Case batched{.m = 1000, .n = 2, .k = 520, .lb = Layout::ColMajor, .batch = 3,
+                     .alpha = 1.0, .beta = 1.0};
+  expect_passes(kGemv, batched, ++seed);
+  // A single row of the small side may have any stride (M = 1, x column-major, lda = 1).
+  const Case one{.m = 1, .n = 3000, .k = 2048, .la = Layout::ColMajor, .lb = Layout::ColMajor,
+                 .alpha = 1.0, .beta = 0.0};
+  EXPECT_TRUE(can_implement(make_desc(one), opt).ok());
+  expect_passes(kGemv, one, ++seed);
+}
+
+TEST(CudaGemvKernel, OffsetsNaNCAndRepeats) {
+  const Options opt{.backend = Backend::Cuda, .kernel = kGemv};
+  std::uint64_t seed = 2600;
+  for (std::int64_t off : {0, 1, 3}) {
+    const Case c{.m = 2, .n = 2000, .k = 1000, .la = Layout::RowMajor, .lb = Layout::ColMajor,
+                 .c = DType::BF16, .d = DType::BF16, .beta = 0.0};
+    bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, ++seed);
+    const std::vector<std::uint8_t> d_before = hc.d;
+    const std::int64_t elems = static_cast<std::int64_t>(
+        (hc.c.size() - bench::HostCase::kGuardBytes) * 8 / dtype_bits(DType::BF16));
+    for (std::int64_t e = 0; e < elems; ++e)
+      core::store_element(DType::BF16, hc.c.data(), e, std::numeric_limits<double>::quiet_NaN());
+    std::vector<std::uint8_t> first = hc.d, second = hc.d;
+    const std::int64_t at[4] = {off * 2, off * 2, 0, off * 2};
+    ASSERT_TRUE(run_device(hc, first, opt, at).ok());
+    ASSERT_TRUE(run_device(hc, second, opt, at).ok());
+    const bench::Compare cmp = bench::compare_to_reference(hc, first, d_before);
+    EXPECT_TRUE(cmp.passed) << "offset " << off << ": " << cmp.first_failure;
+    EXPECT_TRUE(first == second) << "offset " << off << ": not bitwise repeatable";
+  }
+}
+
+// An operand of more than 2^31 elements (A: 65539 x 32776 bf16, 4.3 GB; row- and
+// column-major): 64-bit index math end to end, through the planner's kernel and a
+// data-parallel one. Skipped when the device has not the memory.
+TEST(CudaLargeOperand, MoreThan2To31Elements) {
+  std::size_t free_bytes = 0, total = 0;
+  ASSERT_TRUE(bench::device_mem_info(&free_bytes, &total));
+  const std::int64_t m = (1 << 16) + 3, k = (1 << 15) + 8, n = 24;
+  ASSERT_GT(m * k, std::int64_t{1} << 31);
+  if (free_bytes < 12ull << 30) GTEST_SKIP() << "needs 12 GB of device memory";
+  std::uint64_t seed = 2300;
+  for (Layout la : {Layout::RowMajor, Layout::ColMajor})
+    for (const char* kernel : {static_cast<const char*>(nullptr),
+                               "cuda.sm90_gemm_tma_ws_128x128x64_s6"}) {
+      const Case c{.m = m, .n = n, .k = k, .la = la, .c = DType::F32, .d = DType::F32,
+                   .alpha = 1.0, .beta = 1.0};
+      const bench::VerifyResult r = bench::verify_case(
+          make_desc(c), c.alpha, c.beta, Options{.backend = Backend::Cuda, .kernel = kernel},
+          ++seed);
+      EXPECT_EQ(r.disposition, bench::Disposition::Passed)
+          << (kernel ? kernel : "planner") << " " << describe(c, seed) << ": " << r.note << " "
+          << r.cmp.first_failure;
+    }
+}
+
+TEST(CudaDecodeKernel, SmallSideEdgesAndSplits) {
+  std::uint64_t seed = 2000;
+  int i = 0;
+  for (std::int64_t small : {1, 2, 7, 8, 16, 33, 63, 64})
+    for (std::int64_t large : {1, 127, 129, 1000, 4099}) {
+      const std::int64_t k = i % 3 == 0 ? 8 : i % 3 == 1 ? 520 : 4100;
+      const bool small_m = i++ % 2 == 0;
+      const Case c{.m = small_m ? small : large, .n = small_m ? large : small, .k = k,
+                   .c = DType::F32, .d = DType::BF16, .alpha = 1.0, .beta = 0.5};
+      expect_passes(kDecode, c, ++seed, i % 4 == 0 ? 1 : i % 4 == 1 ? 3 : 0);
+    }
+  const dispatch::KernelInfo* k = dispatch::registry().find(kDecode);
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->can_implement(make_desc(Case{.m = 65, .n = 65, .k = 8})).code,
+            StatusCode::NotSupported);
+}
+
+TEST(CudaDecodeKernel, TransposesLayoutsDtypes) {
+  std::uint64_t seed = 2100;
+  const Layout both[] = {Layout::ColMajor, Layout::RowMajor};
+  for (Op ta : {Op::NoTrans, Op::Trans})
+    for (Op tb : {Op::NoTrans, Op::Trans})
+      for (Layout la : both)
+        for (Layout lb : both)
+          for (Layout lc : both) {
+            const bool small_m = seed % 2 == 0;
+            const Case c{.m = small_m ? 13 : 777, .n = small_m ? 777 : 13, .k = 1096, .ta = ta,
+                         .tb = tb, .la = la, .lb = lb, .lc = lc,
+                         .in = seed % 3 == 0 ? DType::F16 : DType::BF16, .alpha = 1.0,
+                         .beta = seed % 4 == 0 ? 0.0 : 1.0};
+            expect_passes(kDecode, c, ++seed);
+          }
+  for (std::int64_t pad : {1, 3}) {  // leading dimensions the TMA cannot take: staged
+    const Case c{.m = 4, .n = 3001, .k = 2050, .lda = 2050 + pad, .ldb = 3001 + pad,
+                 .ldc = 3001 + pad, .alpha = 1.0, .beta = 1.0};
+    expect_passes(kDecode, c, ++seed);
+  }
+  const Case batched{.m = 16, .n = 1000, .k = 512, .batch = 3, .alpha = 1.0, .beta = 1.0};
+  expect_passes(kDecode, batched, ++seed);
+}
+
+TEST(CudaDecodeKernel, BetaZeroNeverReadsCAndRepeats) {
+  const Options opt{.backend = Backend::Cuda, .kernel = kDecode};
+  const Case c{.m = 8, .n = 4096, .k = 4096, .c = DType::BF16, .d = DType::BF16, .beta = 0.0};
+  bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 2200);
+  const std::vector<std::uint8_t> d_before = hc.d;
+  const std::int64_t elems = static_cast<std::int64_t>(
+      (hc.c.size() - bench::HostCase::kGuardBytes) * 8 / dtype_bits(DType::BF16));
+  for (std::int64_t i = 0; i < elems; ++i)
+    core::store_element(DType::BF16, hc.c.data(), i, std::numeric_limits<double>::quiet_NaN());
+  std::vector<std::uint8_t> first = hc.d, second = hc.d;
+  ASSERT_TRUE(run_device(hc, first, opt).ok());
+  ASSERT_TRUE(run_device(hc, second, opt).ok());
+  const bench::Compare cmp = bench::compare_to_reference(hc, first, d_before);
+  EXPECT_TRUE(cmp.passed) << cmp.first_failure;
+  EXPECT_TRUE(first == second) << "decode split-K is not bitwise repeatable";
+}
 
 }  // namespace
 }  // namespace gemmkit

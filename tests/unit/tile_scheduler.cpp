@@ -36,6 +36,13 @@ void expect_exact_cover(const Problem& pb, Mode mode, int64_t workers, int group
       ASSERT_LE(0, item.k_begin);
       ASSERT_LE(item.k_begin, item.k_end);
       ASSERT_LE(item.k_end, p.k_iters);
+      if (mode == Mode::SplitK) {  // the piece index names the piece's K-range
+        ASSERT_GE(item.split, 0);
+        ASSERT_LT(item.split, p.splits);
+        EXPECT_EQ(item.k_begin, item.split * p.k_iters / p.splits);
+      } else {
+        EXPECT_EQ(item.split, 0);
+      }
       if (p.k_iters == 0) ++pieces_with_zero_k[static_cast<std::size_t>(item.tile)];
       for (int64_t k = item.k_begin; k < item.k_end; ++k)
         ++cover[static_cast<std::size_t>(item.tile * kk + k)];

@@ -7,6 +7,8 @@
 //   - epilogue: accumulators straight from registers to global memory (src/cuda/epilogue.cuh:
 //     alpha, beta, C read only when beta != 0, f32 / f16 / bf16, predicated at the edges);
 //     while the consumers store, the producer already fills the ring for the next tile;
+//   - split-K (scheduler mode SplitK): the pieces of a tile meet in the workspace and reduce
+//     it in a fixed order (split_fixup.cuh);
 //   - scheduler: a persistent grid of one CTA per SM walking src/sched's work list; with
 //     CLUSTER = 2, pairs of CTAs (a cluster) take vertically adjacent tiles and each loads
 //     half of their shared B tile, multicast into both CTAs' shared memory.
@@ -23,6 +25,7 @@
 
 #include "cuda/epilogue.cuh"
 #include "cuda/problem.hpp"
+#include "cuda/sm90/split_fixup.cuh"
 #include "cuda/sm90/tma_maps.hpp"
 #include "cuda/ptx/sm90.cuh"
 #include "cuda/ptx/wgmma.cuh"
@@ -153,6 +156,7 @@ __device__ __forceinline__ void release(uint64_t* empty) {
 
 template <class K, class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
 __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Params& p,
+                                         const sched::Params& sp, const SplitWorkspace& ws,
                                          sched::Scheduler& sch, int c, int tid, int rank) {
   PipelineState<STAGES> st;
   sched::Work w;
@@ -182,7 +186,13 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
       if (tid == 0) release<CLUSTER>(&ss.empty[held]);
     }
     // ---- epilogue: warp w of the warpgroup holds rows 16w..16w+15 of its 64
-    const int64_t row0 = (w.tile_m * CLUSTER + rank) * K::BLK_M + 64 * c + 16 * (tid / 32);
+    const int64_t cta_row0 = (w.tile_m * CLUSTER + rank) * K::BLK_M;
+    if (sp.mode == sched::Mode::SplitK && sp.splits > 1) {
+      split_fixup<BLK_N>(p, ws, w.tile * CLUSTER + rank, w, sp.splits, acc, 128 * c + tid,
+                         cta_row0, w.tile_n * BLK_N);
+      continue;
+    }
+    const int64_t row0 = cta_row0 + 64 * c + 16 * (tid / 32);
     gpu::store_accumulators(p, w.batch,
                             *reinterpret_cast<const float(*)[1][BLK_N / 8][4]>(&acc), row0,
                             w.tile_n * BLK_N, tid % 32);
@@ -192,7 +202,8 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
 template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
 __global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::kThreads, 1)
     sm90_gemm_tma_ws_kernel(const __grid_constant__ Params p, const __grid_constant__ TmaMaps maps,
-                            const __grid_constant__ sched::Params sp) {
+                            const __grid_constant__ sched::Params sp,
+                            const __grid_constant__ SplitWorkspace ws) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using K = GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>;
   extern __shared__ unsigned char smem_raw[];
@@ -223,7 +234,7 @@ __global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::
     if (tid == 0) producer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, maps, p, sch, rank);
   } else {
     ptx::setmaxnreg_inc<224>();
-    consumer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, p, sch, wg - 1, tid, rank);
+    consumer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, p, sp, ws, sch, wg - 1, tid, rank);
   }
   // No CTA leaves while a peer may still multicast into it or arrive on its barriers.
   if constexpr (CLUSTER > 1) cluster_sync();

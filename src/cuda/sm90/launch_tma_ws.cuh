@@ -10,7 +10,7 @@
 
 namespace gemmkit::sm90 {
 
-using KernelFn = void (*)(Params, TmaMaps, sched::Params);
+using KernelFn = void (*)(Params, TmaMaps, sched::Params, SplitWorkspace);
 
 struct Prepared {
   KernelFn fn = nullptr;
@@ -36,13 +36,14 @@ Prepared prepared_kernel(int sms) {
 }
 
 template <class T, int BLK_N, int STAGES, int CLUSTER>
-Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, int sms, cudaStream_t stream) {
+Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& ln,
+                    cudaStream_t stream) {
   using K = GemmTmaWs<T, BLK_N, STAGES, true, true, CLUSTER>;  // smem and threads: all alike
   const Prepared k =
-      pr.a_kmajor ? (pr.b_kmajor ? prepared_kernel<T, BLK_N, STAGES, true, true, CLUSTER>(sms)
-                                 : prepared_kernel<T, BLK_N, STAGES, true, false, CLUSTER>(sms))
-                  : (pr.b_kmajor ? prepared_kernel<T, BLK_N, STAGES, false, true, CLUSTER>(sms)
-                                 : prepared_kernel<T, BLK_N, STAGES, false, false, CLUSTER>(sms));
+      pr.a_kmajor ? (pr.b_kmajor ? prepared_kernel<T, BLK_N, STAGES, true, true, CLUSTER>(ln.sms)
+                                 : prepared_kernel<T, BLK_N, STAGES, true, false, CLUSTER>(ln.sms))
+                  : (pr.b_kmajor ? prepared_kernel<T, BLK_N, STAGES, false, true, CLUSTER>(ln.sms)
+                                 : prepared_kernel<T, BLK_N, STAGES, false, false, CLUSTER>(ln.sms));
   if (k.fn == nullptr)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
                          "sm90: cannot set up the kernel (shared memory limit or cluster size)");
@@ -50,8 +51,16 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, int sms, cudaSt
   // The scheduler's tile is the cluster's: CLUSTER vertically adjacent CTA tiles.
   const sched::Problem sp{.m = p.m, .n = p.n, .k_iters = sched::ceil_div(p.k, K::BLK_K),
                           .batch = pr.batch, .tile_m = K::BLK_M * CLUSTER, .tile_n = BLK_N};
-  sched::Params params = sched::make_params(sp, sched::Mode::DataParallel, k.max_ctas / CLUSTER);
-  params.workers = params.tiles() < params.workers ? params.tiles() : params.workers;
+  // Split-K: one piece per cluster at most (run() chose the count so that they fit).
+  const bool split = ln.splits > 1;
+  sched::Params params = sched::make_params(
+      sp, split ? sched::Mode::SplitK : sched::Mode::DataParallel, k.max_ctas / CLUSTER, 8,
+      ln.splits);
+  const int64_t units = params.tiles() * params.splits;
+  if (split && units > params.workers)
+    return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
+                         "sm90: more split-K pieces than resident CTAs");
+  params.workers = units < params.workers ? units : params.workers;
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim = {CLUSTER, 1, 1};
@@ -62,7 +71,7 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, int sms, cudaSt
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
-  cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, p, maps, params);
+  cudaError_t e = cudaLaunchKernelEx(&cfg, k.fn, p, maps, params, ln.ws);
   if (e == cudaSuccess) e = cudaGetLastError();
   if (e != cudaSuccess)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
@@ -72,12 +81,12 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, int sms, cudaSt
 
 #define GEMMKIT_SM90_TMA_WS_LAUNCH(BLK_N, CLUSTER)                                              \
   template <>                                                                                  \
-  Status launch_tma_ws<BLK_N, CLUSTER>(const gpu::Problem& pr, const TmaMaps& maps, int sms,  \
-                                       cudaStream_t stream) {                                  \
+  Status launch_tma_ws<BLK_N, CLUSTER>(const gpu::Problem& pr, const TmaMaps& maps,          \
+                                       const Launch& ln, cudaStream_t stream) {                \
     constexpr int kStages = stages_for(BLK_N);                                                 \
     return pr.in == gpu::InType::BF16                                                          \
-               ? launch_typed<__nv_bfloat16, BLK_N, kStages, CLUSTER>(pr, maps, sms, stream)   \
-               : launch_typed<__half, BLK_N, kStages, CLUSTER>(pr, maps, sms, stream);         \
+               ? launch_typed<__nv_bfloat16, BLK_N, kStages, CLUSTER>(pr, maps, ln, stream)    \
+               : launch_typed<__half, BLK_N, kStages, CLUSTER>(pr, maps, ln, stream);          \
   }
 
 }  // namespace gemmkit::sm90

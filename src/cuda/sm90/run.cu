@@ -1,11 +1,13 @@
 // The sm90 kernel family's front: architecture check, workspace, staging, launch.
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/status.hpp"
 #include "cuda/sm90/sm90.hpp"
 #include "cuda/sm90/staging.hpp"
 #include "cuda/workspace_pool.hpp"
+#include "sched/tile_scheduler.hpp"
 
 namespace gemmkit::sm90 {
 
@@ -41,9 +43,43 @@ const DeviceInfo* device_info() {
 }
 
 // The canonical problem of a descriptor whose pointers are not known yet.
-gpu::Problem problem_of(const GemmDesc& d, const GemmArgs* args) {
+gpu::Problem problem_of(const TileConfig& cfg, const GemmDesc& d, const GemmArgs* args) {
   GemmArgs a = args != nullptr ? *args : GemmArgs{};
-  return gpu::make_problem(d, a);
+  return gpu::make_problem(d, a, cfg.large_m);
+}
+
+// Split-K pieces per tile for a problem on `sms` SMs (1: data-parallel).
+std::int64_t splits_of(const TileConfig& cfg, const gpu::Problem& pr, int sms, int split) {
+  const gpu::Params& p = pr.params;
+  if (!p.read_ab || split == 1 || sms <= 0) return 1;
+  const std::int64_t tiles = sched::ceil_div(p.m, 128 * cfg.cluster) *
+                             sched::ceil_div(p.n, cfg.blk_n) * pr.batch;
+  if (tiles * cfg.cluster > kMaxSplitTiles) return 1;
+  return split_count(tiles, sched::ceil_div(p.k, 64), sms / cfg.cluster, split);
+}
+
+constexpr std::size_t kAlign = 256;
+constexpr std::size_t align_up(std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
+constexpr std::size_t kFlagBytes = kMaxSplitTiles * sizeof(unsigned);
+
+// Workspace layout: [padded operand copies][split-K partials][counters (caller's workspace
+// only: the pool keeps its own, zeroed once)].
+struct Layout {
+  std::size_t staging = 0, partial = 0, flags = 0;
+  std::size_t total() const { return align_up(staging) + align_up(partial) + flags; }
+};
+
+Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, std::int64_t splits,
+                 bool caller_ws) {
+  Layout l;
+  l.staging = pr.params.read_ab ? staging_bytes(pr) : 0;
+  if (splits > 1) {
+    const std::int64_t tiles = sched::ceil_div(pr.params.m, 128 * cfg.cluster) * cfg.cluster *
+                               sched::ceil_div(pr.params.n, cfg.blk_n) * pr.batch;
+    l.partial = split_partial_bytes(tiles, splits, cfg.blk_n);
+    l.flags = caller_ws ? kFlagBytes : 0;
+  }
+  return l;
 }
 
 }  // namespace
@@ -54,39 +90,65 @@ Status can_implement(const GemmDesc& d) {
     return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::Backend,
                          "the sm90 kernels need an sm_90 device (H100 / H200)");
   if (Status s = gpu::check_16bit_problem(d); !s) return s;
-  if (!tma_extents_ok(problem_of(d, nullptr)))
+  if (!tma_extents_ok(gpu::make_problem(d, GemmArgs{})))
     return GEMMKIT_UNSUPPORTED("the sm90 kernels take M, N, K and batch below 2^31 (TMA)");
   return {};
 }
 
-std::size_t workspace_bytes(const GemmDesc& d, const GemmArgs* args) {
-  return staging_bytes(problem_of(d, args));
+std::size_t workspace_bytes(const TileConfig& cfg, const GemmDesc& d, const GemmArgs* args,
+                            int split) {
+  const gpu::Problem pr = problem_of(cfg, d, args);
+  const DeviceInfo* dev = device_info();
+  const std::int64_t splits = splits_of(cfg, pr, dev != nullptr ? dev->sms : 0, split);
+  return layout_of(cfg, pr, splits, true).total();
 }
 
-Status run(const TileConfig& cfg, const GemmDesc& d, const GemmArgs& args, const Options& opt) {
+Status run(const TileConfig& cfg, int split, const GemmDesc& d, const GemmArgs& args,
+           const Options& opt) {
   const DeviceInfo* dev = device_info();
   if (dev == nullptr || !dev->sm90)
     return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::Backend,
                          "the sm90 kernels need an sm_90 device (H100 / H200)");
   const auto stream = static_cast<cudaStream_t>(opt.stream);
-  gpu::Problem pr = gpu::make_problem(d, args);
+  gpu::Problem pr = gpu::make_problem(d, args, cfg.large_m);
+  Launch ln{.sms = dev->sms, .splits = splits_of(cfg, pr, dev->sms, split)};
+  // The front door checked a workspace the caller gave; none given: gemmkit's pool.
+  const bool caller_ws = opt.workspace != nullptr;
+  const Layout lay = layout_of(cfg, pr, ln.splits, caller_ws);
+  auto* ws = static_cast<unsigned char*>(opt.workspace);
+  if (caller_ws && opt.workspace_bytes < lay.total())
+    return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,
+                         "sm90: " + std::to_string(ln.splits) + " split-K pieces need " +
+                             std::to_string(lay.total()) + " bytes of workspace");
+  if (lay.total() > 0 && ws == nullptr) {
+    void* pooled = nullptr;
+    if (Status s = gpu::pool_workspace(lay.total(), stream, &pooled); !s) return s;
+    ws = static_cast<unsigned char*>(pooled);
+  }
   TmaMaps maps{};
   if (pr.params.read_ab) {
-    // The front door checked a workspace the caller gave; none given: gemmkit's pool.
-    const std::size_t need = staging_bytes(pr);
-    void* ws = opt.workspace;
-    if (need > 0 && ws == nullptr)
-      if (Status s = gpu::pool_workspace(need, stream, &ws); !s) return s;
     // Each CTA of a cluster loads 1 / cluster of B's rows (K-major boxes).
     if (Status s = stage_operands(pr, 128, cfg.blk_n / cfg.cluster, ws, &maps, stream); !s)
       return s;
   }
+  if (ln.splits > 1) {
+    ln.ws.partial = reinterpret_cast<float*>(ws + align_up(lay.staging));
+    if (caller_ws) {  // counters in the caller's workspace: zeroed here, on the stream
+      ln.ws.flags = reinterpret_cast<unsigned*>(ws + align_up(lay.staging) + align_up(lay.partial));
+      if (cudaMemsetAsync(ln.ws.flags, 0, kFlagBytes, stream) != cudaSuccess)
+        return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::Workspace,
+                             "sm90: cannot clear the split-K counters");
+    } else if (Status s = gpu::pool_counters(kFlagBytes, stream, &ln.ws.flags); !s) {
+      return s;
+    }
+  }
   const int key = cfg.blk_n * 4 + cfg.cluster;
   switch (key) {
-    case 128 * 4 + 1: return launch_tma_ws<128, 1>(pr, maps, dev->sms, stream);
-    case 192 * 4 + 1: return launch_tma_ws<192, 1>(pr, maps, dev->sms, stream);
-    case 256 * 4 + 1: return launch_tma_ws<256, 1>(pr, maps, dev->sms, stream);
-    case 256 * 4 + 2: return launch_tma_ws<256, 2>(pr, maps, dev->sms, stream);
+    case 64 * 4 + 1: return launch_tma_ws<64, 1>(pr, maps, ln, stream);
+    case 128 * 4 + 1: return launch_tma_ws<128, 1>(pr, maps, ln, stream);
+    case 192 * 4 + 1: return launch_tma_ws<192, 1>(pr, maps, ln, stream);
+    case 256 * 4 + 1: return launch_tma_ws<256, 1>(pr, maps, ln, stream);
+    case 256 * 4 + 2: return launch_tma_ws<256, 2>(pr, maps, ln, stream);
     default: return GEMMKIT_UNSUPPORTED("no sm90 kernel with this tile width and cluster");
   }
 }

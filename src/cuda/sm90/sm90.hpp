@@ -6,35 +6,55 @@
 #include <cstddef>
 
 #include "cuda/problem.hpp"
+#include "cuda/sm90/split_k.hpp"
 #include "cuda/sm90/tma_maps.hpp"
 #include "gemmkit/gemm.hpp"
 
 namespace gemmkit::sm90 {
 
 // A configuration of the TMA + wgmma warp-specialized kernel: CTA tile 128 x blk_n x 64,
-// clusters of `cluster` CTAs along M multicasting their shared B tile.
+// clusters of `cluster` CTAs along M multicasting their shared B tile. `large_m`: the kernel
+// runs the orientation of the problem (it or its transpose) whose M is the larger of M and N,
+// so that a small side (decode: M = 1..64 tokens) becomes the tile's N.
 struct TileConfig {
   int blk_n = 256;
   int cluster = 1;
+  bool large_m = false;
 };
 
-// Ring stages of a tile width: as many (128 + blk_n) x 64 x 2-byte stages as fit in 227 KiB.
-constexpr int stages_for(int blk_n) { return blk_n == 256 ? 4 : blk_n == 192 ? 5 : 6; }
+// Ring stages of a tile width: as many (128 + blk_n) x 64 x 2-byte stages as fit in 227 KiB
+// (at most 8: 128 x 64 weight boxes, 128 KiB in flight, cover the memory latency).
+constexpr int stages_for(int blk_n) {
+  return blk_n == 256 ? 4 : blk_n == 192 ? 5 : blk_n == 128 ? 6 : 8;
+}
+
+// One launch: the CTA budget (the device's SMs), the split-K pieces per tile (1: none) and
+// their workspace.
+struct Launch {
+  int sms = 0;
+  std::int64_t splits = 1;
+  SplitWorkspace ws{};
+};
 
 // ArchMismatch unless the current device is sm_90 (and built with sm_90a code); NotSupported
 // for problems the kernel family does not take (dtypes, extents past the TMA's 32 bits).
 Status can_implement(const GemmDesc& d);
 
-// Workspace bytes for padded operand copies (args may be null: pointers taken as aligned).
-std::size_t workspace_bytes(const GemmDesc& d, const GemmArgs* args);
+// Workspace bytes for padded operand copies and split-K partials (args may be null: pointers
+// taken as aligned). `split`: the pieces asked for (0: the kernel's own choice).
+std::size_t workspace_bytes(const TileConfig& cfg, const GemmDesc& d, const GemmArgs* args,
+                            int split);
 
 // Runs one configuration: stages the operands (workspace from opt, else gemmkit's device
-// pool), encodes the tensor maps, launches the persistent grid on opt.stream.
-Status run(const TileConfig& cfg, const GemmDesc& d, const GemmArgs& args, const Options& opt);
+// pool), encodes the tensor maps, launches the persistent grid on opt.stream. `split`: split-K
+// pieces per tile (1: data-parallel, 0: split_count's choice).
+Status run(const TileConfig& cfg, int split, const GemmDesc& d, const GemmArgs& args,
+           const Options& opt);
 
 // Launches the kernel of one tile width and cluster size on staged operands (one translation
-// unit each) over at most `sms` CTAs.
+// unit each).
 template <int BLK_N, int CLUSTER>
-Status launch_tma_ws(const gpu::Problem& pr, const TmaMaps& maps, int sms, cudaStream_t stream);
+Status launch_tma_ws(const gpu::Problem& pr, const TmaMaps& maps, const Launch& ln,
+                     cudaStream_t stream);
 
 }  // namespace gemmkit::sm90

@@ -1,0 +1,42 @@
+// Split-K for the sm90 kernels: the workspace the pieces of a tile meet in, and how many
+// pieces a problem is cut into. Host and device code.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace gemmkit::sm90 {
+
+// Each piece's f32 accumulators, and one arrival counter per CTA tile. The counters are zero
+// before a launch and zero after it (the last piece of a tile to finish resets its counter).
+struct SplitWorkspace {
+  float* partial = nullptr;
+  unsigned* flags = nullptr;
+};
+
+// Arrival counters a launch may use: one per CTA tile of a split-K launch, which has at most
+// one piece per CTA (so at most one counter per CTA of the grid).
+inline constexpr std::int64_t kMaxSplitTiles = 1024;
+
+// Bytes of partial accumulators of `tiles` CTA tiles of 128 x blk_n cut into `splits` pieces.
+constexpr std::size_t split_partial_bytes(std::int64_t tiles, std::int64_t splits, int blk_n) {
+  return splits <= 1 ? 0
+                     : static_cast<std::size_t>(tiles * splits) * 128u *
+                           static_cast<std::size_t>(blk_n) * sizeof(float);
+}
+
+// The pieces per tile a problem of `tiles` CTA tiles and `k_iters` K-iterations is cut into
+// on `ctas` resident CTAs: `requested` when > 0, else enough to fill the CTAs when the tiles
+// alone leave more than half of them idle; always at least 4 K-iterations a piece (the ring
+// must fill), at most one piece per CTA (every piece is resident while the pieces of its
+// tile wait for each other), at most kMaxSplitTiles tiles.
+constexpr std::int64_t split_count(std::int64_t tiles, std::int64_t k_iters, std::int64_t ctas,
+                                   std::int64_t requested) {
+  if (tiles <= 0 || k_iters <= 0 || tiles > kMaxSplitTiles || tiles > ctas) return 1;
+  std::int64_t s = requested > 0 ? requested : (2 * tiles <= ctas ? ctas / tiles : 1);
+  if (s > ctas / tiles) s = ctas / tiles;
+  const std::int64_t by_k = requested > 0 ? k_iters : k_iters / 4;
+  if (s > by_k) s = by_k;
+  return s < 1 ? 1 : s;
+}
+
+}  // namespace gemmkit::sm90
