@@ -8,6 +8,7 @@
 #include "cuda/problem.hpp"
 #include "cuda/sm90/tma_maps.hpp"
 #include "gemmkit/gemm.hpp"
+#include "sched/tile_scheduler.hpp"
 
 namespace gemmkit::sm90 {
 
@@ -25,12 +26,16 @@ constexpr int stages_for(int blk_n) { return blk_n == 256 ? 4 : blk_n == 192 ? 5
 // for problems the kernel family does not take (dtypes, extents past the TMA's 32 bits).
 Status can_implement(const GemmDesc& d);
 
-// Workspace bytes for padded operand copies (args may be null: pointers taken as aligned).
-std::size_t workspace_bytes(const GemmDesc& d, const GemmArgs* args);
+// Workspace bytes for padded operand copies and, with split > 1, the split-K partials (args may
+// be null: pointers taken as aligned).
+std::size_t workspace_bytes(const GemmDesc& d, const GemmArgs* args, int split);
 
-// Runs one configuration: stages the operands (workspace from opt, else gemmkit's device
-// pool), encodes the tensor maps, launches the persistent grid on opt.stream.
-Status run(const TileConfig& cfg, const GemmDesc& d, const GemmArgs& args, const Options& opt);
+// Runs one configuration in a scheduler mode (DataParallel, or SplitK into `split` K pieces;
+// split 1 = none) as the planner's LaunchPlan says: stages the operands (workspace from opt,
+// else gemmkit's device pool), encodes the tensor maps, launches the persistent grid on
+// opt.stream.
+Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d,
+           const GemmArgs& args, const Options& opt);
 
 // Launches the kernel of one tile width and cluster size on staged operands (one translation
 // unit each) over at most `sms` CTAs.
