@@ -3,14 +3,14 @@
 
 #include "core/status.hpp"
 #include "core/validate.hpp"
-#include "dispatch/planner.hpp"
+#include "dispatch/plan_cache.hpp"
 
 namespace gemmkit {
 
 Status can_implement(const GemmDesc& desc, const Options& opt) {
   const GemmDesc d = with_default_lds(desc);
   if (Status s = core::validate_desc(d); !s) return s;
-  return dispatch::make_plan(d, opt).status;
+  return dispatch::cached_plan(d, opt, nullptr).status;
 }
 
 namespace {
@@ -18,7 +18,7 @@ namespace {
 std::size_t planned_workspace(const GemmDesc& desc, const GemmArgs* args, const Options& opt) {
   const GemmDesc d = with_default_lds(desc);
   if (!core::validate_desc(d)) return 0;
-  const dispatch::Plan p = dispatch::make_plan(d, opt, args);
+  const dispatch::Plan p = dispatch::cached_plan(d, opt, args);
   if (!p.status || !p.launch.kernel->workspace_bytes) return 0;
   return p.launch.kernel->workspace_bytes(d, args, p.launch);
 }
@@ -41,7 +41,7 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
     if (core::is_empty(d)) return {};  // BLAS quick return
     // netlib's other quick return: nothing to add and C scaled by one, in place.
     if ((args.alpha == 0.0 || d.k == 0) && args.beta == 1.0 && args.d == args.c) return {};
-    const dispatch::Plan p = dispatch::make_plan(d, opt, &args);
+    const dispatch::Plan p = dispatch::cached_plan(d, opt, &args);
     if (!p.status) return p.status;
     dispatch::LaunchPlan launch = p.launch;
     const dispatch::KernelInfo& k = *launch.kernel;
