@@ -3,6 +3,7 @@
 
 #include <array>
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <mutex>
 #include <shared_mutex>
@@ -14,7 +15,7 @@ namespace gemmkit::dispatch {
 namespace {
 
 struct Key {
-  std::array<std::int64_t, 32> v{};
+  std::array<std::int64_t, 34> v{};
   std::string kernel;
   bool operator==(const Key&) const = default;
 };
@@ -30,7 +31,7 @@ struct KeyHash {
 Key key_of(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
   Key key;
   std::size_t i = 0;
-  auto put = [&](std::int64_t x) { key.v[i++] = x; };
+  auto put = [&](std::int64_t x) { key.v.at(i++) = x; };
   put(d.m), put(d.n), put(d.k), put(static_cast<int>(d.trans_a)), put(static_cast<int>(d.trans_b));
   for (const MatrixDesc* o : {&d.a, &d.b, &d.c, &d.d})
     put(static_cast<int>(o->dtype)), put(static_cast<int>(o->layout)), put(o->ld),
@@ -39,9 +40,11 @@ Key key_of(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
   put(static_cast<int>(d.epilogue.bias)), put(static_cast<int>(d.epilogue.bias_dtype)),
       put(static_cast<int>(d.epilogue.act));
   put(static_cast<int>(d.scale_a.mode)), put(static_cast<int>(d.scale_b.mode));
+  put(static_cast<int>(opt.backend));  // a forced kernel checks it against its own
   put(opt.kernel != nullptr ? -1 : static_cast<int>(resolve_backend(opt, args)));
   put(opt.threads), put(opt.split_k), put(args != nullptr && args->beta != 0.0);
   if (opt.kernel != nullptr) key.kernel = opt.kernel;
+  assert(i == key.v.size());
   return key;
 }
 

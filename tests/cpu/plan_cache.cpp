@@ -100,6 +100,12 @@ TEST(PlanCache, CachedPlanEqualsAFreshOne) {
       dispatch::cached_plan(d, {.backend = Backend::Cpu, .threads = 2, .split_k = 7}, nullptr);
   ASSERT_TRUE(own.status && forced.status);
   EXPECT_EQ(forced.launch.split, 7);
+  // A kernel forced by name on the wrong backend is refused, and that refusal is not what the
+  // same kernel gets on its own backend.
+  const Options wrong{.backend = Backend::Cuda, .kernel = "cpu.gemm_portable"};
+  const Options right{.backend = Backend::Auto, .kernel = "cpu.gemm_portable"};
+  EXPECT_EQ(dispatch::cached_plan(d, wrong, nullptr).status.code, StatusCode::InvalidValue);
+  EXPECT_TRUE(dispatch::cached_plan(d, right, nullptr).status);
 }
 
 }  // namespace
