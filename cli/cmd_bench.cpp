@@ -64,13 +64,15 @@ std::vector<bench::Candidate> candidates_for(const GemmDesc& desc, Backend backe
                                              const std::string& pattern, std::string* why) {
   std::vector<bench::Candidate> out;
   const auto add = [&](const dispatch::KernelInfo& k) {
-    out.push_back({k.name, k.config, k.role == dispatch::KernelRole::Reference});
+    out.push_back(
+        {k.name, dispatch::to_string(k.config), k.role == dispatch::KernelRole::Reference});
   };
   if (pattern.empty()) {
     Options o;
     o.backend = backend;
     const dispatch::Plan plan = dispatch::make_plan(with_default_lds(desc), o);
-    if (plan.status && plan.kernel) add(*plan.kernel);
+    if (plan.status && plan.launch.kernel)
+      add(*plan.launch.kernel);
     else
       *why = "no kernel: " + bench::why_no_kernel(desc, o);
     return out;

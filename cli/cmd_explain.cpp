@@ -1,4 +1,5 @@
-// gemmkit explain: what the ledger says about a problem, which kernel the planner picks, and why.
+// gemmkit explain: what the ledger says about a problem, every candidate the planner ranked
+// (predicted time and the ledger's terms, or why it was refused), its choice, and why.
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -9,9 +10,34 @@
 
 namespace gemmkit::cli {
 
+namespace {
+
+void print_candidates(const std::vector<dispatch::Candidate>& cands) {
+  if (cands.empty()) return;
+  std::printf("candidates (fastest first):\n");
+  std::printf("  %-40s %-13s %5s %11s %11s %11s %11s %6s %5s\n", "kernel", "mode", "split",
+              "predicted", "compute", "memory", "wave_q", "waves", "tail");
+  for (const dispatch::Candidate& c : cands) {
+    const std::string mode(dispatch::mode_name(c.mode));
+    if (!c.status) {
+      std::printf("  %-40s %-13s %5d refused: %s\n", c.kernel->name.c_str(), mode.c_str(), c.split,
+                  to_string(c.status).c_str());
+      continue;
+    }
+    const ledger::Prediction& p = c.prediction;
+    std::printf("  %-40s %-13s %5d %8.3g us %8.3g us %8.3g us %8.3g us %6.2f %5.2f\n",
+                c.kernel->name.c_str(), mode.c_str(), c.split, c.predicted_s() * 1e6,
+                p.term("compute") * 1e6, p.term("dram") * 1e6, p.term("wave_quantization") * 1e6,
+                c.waves, c.tail_efficiency);
+  }
+}
+
+}  // namespace
+
 void add_explain_command(CLI::App& app) {
   auto opts = std::make_shared<ProblemOptions>();
-  CLI::App* cmd = app.add_subcommand("explain", "the ledger's view, the planner's choice and why");
+  CLI::App* cmd = app.add_subcommand(
+      "explain", "the ledger's view, the planner's candidates, its choice and why");
   opts->add_to(cmd);
   cmd->callback([opts] {
     const GemmDesc d = with_default_lds(opts->desc());
@@ -20,7 +46,6 @@ void add_explain_command(CLI::App& app) {
     const dispatch::ExplainReport rep = dispatch::explain_report(d, o, opts->beta);
     const dispatch::Plan& p = rep.plan;
     const nlohmann::json& j = rep.json;
-    const ledger::Machine& machine = dispatch::planning_machine(p.backend);
     if (opts->json) {
       std::printf("%s\n", j.dump(2).c_str());
     } else {
@@ -32,12 +57,19 @@ void add_explain_command(CLI::App& app) {
         std::printf(
             "ledger (%s): %.3g FLOP, %.3g B minimum, AI %.1f FLOP/B vs ridge %.1f -> "
             "%s-bound, floor %.3g us, predicted %.3g us (%s)\n",
-            machine.name.c_str(), j["flops"].get<double>(), j["min_bytes"].get<double>(),
-            j["arithmetic_intensity"].get<double>(), j["ridge_point"].get<double>(),
-            j["bound"].get<std::string>().c_str(), j["t_floor_s"].get<double>() * 1e6,
-            j["predicted_s"].get<double>() * 1e6, j["limiter"].get<std::string>().c_str());
+            j["machine"].get<std::string>().c_str(), j["flops"].get<double>(),
+            j["min_bytes"].get<double>(), j["arithmetic_intensity"].get<double>(),
+            j["ridge_point"].get<double>(), j["bound"].get<std::string>().c_str(),
+            j["t_floor_s"].get<double>() * 1e6, j["predicted_s"].get<double>() * 1e6,
+            j["limiter"].get<std::string>().c_str());
+      print_candidates(p.candidates);
       for (const auto& r : p.reasons) std::printf("  - %s\n", r.c_str());
-      std::printf("plan: %s\n", p.status ? p.kernel->name.c_str() : to_string(p.status).c_str());
+      if (p.status)
+        std::printf("plan: %s %s split %d [%s]\n", p.launch.kernel->name.c_str(),
+                    std::string(dispatch::mode_name(p.launch.mode)).c_str(), p.launch.split,
+                    dispatch::to_string(p.launch.config).c_str());
+      else
+        std::printf("plan: %s\n", to_string(p.status).c_str());
     }
     exit_code = p.status ? 0 : 1;
   });

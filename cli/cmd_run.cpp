@@ -71,7 +71,7 @@ void add_run_command(CLI::App& app) {
     std::sort(ms.begin(), ms.end());
     const double med = ms[ms.size() / 2];
     const double flops = 2.0 * desc.m * desc.n * desc.k * desc.batch;
-    const std::string kernel = plan.kernel ? plan.kernel->name : "?";
+    const std::string kernel = plan.launch.kernel ? plan.launch.kernel->name : "?";
     if (opts->json) {
       nlohmann::json j{{"kernel", kernel}, {"backend", backend_name(plan.backend)},
                        {"m", desc.m}, {"n", desc.n}, {"k", desc.k}, {"batch", desc.batch},

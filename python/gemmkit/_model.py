@@ -109,7 +109,7 @@ def explain(m, n, k, dtype="f32", *, beta=0.0, backend="auto", kernel=None, **pr
 
 def kernels(pattern="all"):
     """The registered kernels whose names match a glob ('*', '?'; "all"): a list of dicts
-    {name, backend, role, config, priority, variant}."""
+    {name, backend, role, config, note, priority, modes}."""
     out = ctypes.c_char_p()
     st = _lib.Status()
     if _lib.kernels_json(pattern.encode(), ctypes.byref(out), st) != 0:

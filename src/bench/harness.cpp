@@ -13,13 +13,8 @@
 #include "bench/openblas_info.hpp"
 #include "bench/operand_sets.hpp"
 #include "bench/rotation.hpp"
+#include "dispatch/planner.hpp"
 #include "gemmkit/gemm.hpp"
-
-#if __has_include("ledger/predict.hpp")
-#include "ledger/predict.hpp"
-#include "ledger/tile_ledger.hpp"
-#define GEMMKIT_BENCH_LEDGER 1
-#endif
 
 #ifndef GEMMKIT_GIT_COMMIT
 #define GEMMKIT_GIT_COMMIT ""
@@ -127,24 +122,24 @@ Status Harness::init() {
   return {};
 }
 
-double Harness::predict(const GemmDesc& d, double beta, const std::string& config,
-                        bool use_config) const {
-#ifdef GEMMKIT_BENCH_LEDGER
+double Harness::predict(const GemmDesc& desc, double beta, const std::string& kernel) const {
   if (ledger_machine_.empty()) return std::nan("");
   try {
-    if (use_config && !config.empty()) {
-      const ledger::TileConfig tile = ledger::parse_tile_config(config);
-      return ledger::predict_ms(d, beta, tile, ledger_machine_);
-    }
+    const GemmDesc d = with_default_lds(desc);
+    const Options o{.backend = s_.backend,
+                    .kernel = kernel.empty() ? nullptr : kernel.c_str(),
+                    .threads = s_.threads};
+    const GemmArgs args{.beta = beta};
+    const dispatch::Plan p = dispatch::make_plan(d, o, &args);
+    if (!p.status) return std::nan("");
+    const ledger::Machine m =
+        dispatch::limit_threads(ledger::resolve_machine(ledger_machine_), s_.threads);
+    const double ms =
+        dispatch::predict_config(d, beta, p.launch.config, p.launch.split, m).total_s * 1e3;
+    return std::isfinite(ms) ? ms : std::nan("");
   } catch (const std::exception&) {
-    // Not a tile config the ledger reads: fall back to its default config.
+    return std::nan("");  // an unknown machine or a config the ledger cannot read
   }
-  const double ms = ledger::predict_ms(d, beta, ledger_machine_);
-  return std::isfinite(ms) ? ms : std::nan("");
-#else
-  (void)d, (void)beta, (void)config, (void)use_config;
-  return std::nan("");
-#endif
 }
 
 void Harness::fill_row(Row* r, const BenchProblem& p, const GemmDesc& d) const {
@@ -290,7 +285,7 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
     brow.check = vb.check;
     brow.note = vb.note;
     brow.cache = plan.describe();
-    brow.ledger_pred_ms = predict(d, p.beta, "", false);
+    brow.ledger_pred_ms = predict(d, p.beta, "");  // the planner's pick for this problem
   }
   Provider* paired = base && vb.disposition == Disposition::Passed ? base.get() : nullptr;
   // Sets 1.. are filled only once something is about to be timed.
@@ -304,7 +299,7 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
     Row r = base_row("gemmkit", c.kernel);
     r.config = c.config;
     r.cache = plan.describe();
-    r.ledger_pred_ms = c.reference ? std::nan("") : predict(d, p.beta, c.config, true);
+    r.ledger_pred_ms = c.reference ? std::nan("") : predict(d, p.beta, c.kernel);
     // Time guard: a kernel far too slow for this size is reported, not run.
     if (c.reference && flop > s_.max_reference_flop) {
       r.note = "skipped: reference kernel above --max-reference-flop";

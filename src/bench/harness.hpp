@@ -27,7 +27,7 @@ struct BenchProblem {
 
 struct Candidate {
   std::string kernel;        // registered name
-  std::string config;        // KernelInfo::config
+  std::string config;        // to_string(KernelInfo::config), as the row prints it
   bool reference = false;    // KernelRole::Reference: slow by design
 };
 
@@ -62,7 +62,9 @@ class Harness {
   struct Verified;
   Verified verify(Provider& p, const HostCase& hc, OperandSets& sets, const MeasureTarget& t);
   void fill_row(Row* r, const BenchProblem& p, const GemmDesc& d) const;
-  double predict(const GemmDesc& d, double beta, const std::string& config, bool use_config) const;
+  // The ledger's time (ms) for `kernel` (empty: the planner's pick) as the planner launches it:
+  // its config, mode and split, on the run's ledger machine. NaN without either.
+  double predict(const GemmDesc& d, double beta, const std::string& kernel) const;
 
   HarnessSettings s_;
   CacheSize llc_;

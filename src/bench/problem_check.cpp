@@ -169,7 +169,7 @@ Status check_memory(const MemoryNeed& need) {
 std::string why_no_kernel(const GemmDesc& d, const Options& opt) {
   const dispatch::Plan plan =
       dispatch::make_plan(with_default_lds(d), opt, nullptr, /*with_reasons=*/true);
-  if (plan.status && plan.kernel) return {};
+  if (plan.status && plan.launch.kernel) return {};
   std::string why = to_string(plan.status);
   int shown = 0;
   for (const std::string& r : plan.reasons) {

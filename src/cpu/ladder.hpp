@@ -29,7 +29,8 @@ void ladder_threaded(const Gemm<T>& g, int threads);
 
 // A registry entry for a rung: f32 and f64 problems (all operands of one type);
 // `needs_avx2` rungs answer NotSupported on a CPU without AVX2+FMA.
-dispatch::KernelInfo ladder_kernel(std::string name, std::string config, LadderFn<float> f32,
-                                   LadderFn<double> f64, bool needs_avx2);
+dispatch::KernelInfo ladder_kernel(std::string name, dispatch::KernelConfig config,
+                                   std::string note, LadderFn<float> f32, LadderFn<double> f64,
+                                   bool needs_avx2);
 
 }  // namespace gemmkit::cpu

@@ -19,13 +19,15 @@ void run_batches(const GemmDesc& d, const GemmArgs& a, int threads, LadderFn<T> 
 
 }  // namespace
 
-dispatch::KernelInfo ladder_kernel(std::string name, std::string config, LadderFn<float> f32,
-                                   LadderFn<double> f64, bool needs_avx2) {
+dispatch::KernelInfo ladder_kernel(std::string name, dispatch::KernelConfig config,
+                                   std::string note, LadderFn<float> f32, LadderFn<double> f64,
+                                   bool needs_avx2) {
   return dispatch::KernelInfo{
       .name = std::move(name),
       .backend = Backend::Cpu,
       .role = dispatch::KernelRole::Ladder,
-      .config = std::move(config),
+      .config = config,
+      .note = std::move(note),
       .priority = 0,
       .can_implement = [needs_avx2](const GemmDesc& d) -> Status {
         if (needs_avx2 && !cpu_info().avx2_fma)
@@ -34,7 +36,8 @@ dispatch::KernelInfo ladder_kernel(std::string name, std::string config, LadderF
           return GEMMKIT_UNSUPPORTED("ladder rungs take all-f32 or all-f64 problems");
         return {};
       },
-      .run = [f32, f64](const GemmDesc& d, const GemmArgs& a, const Options& o) -> Status {
+      .run = [f32, f64](const GemmDesc& d, const GemmArgs& a, const dispatch::LaunchPlan&,
+                        const Options& o) -> Status {
         if (d.d.dtype == DType::F32)
           run_batches<float>(d, a, o.threads, f32);
         else

@@ -19,15 +19,23 @@ using cpu::Isa;
 
 void register_ladder(Registry& r) {
   using namespace cpu;
-  r.add(ladder_kernel("cpu.ladder.naive", "triple loop, strided reads", ladder_naive<float>,
-                      ladder_naive<double>, false));
-  r.add(ladder_kernel("cpu.ladder.blocked", "TILE_M=32,TILE_N=64,TILE_K=128 local accumulator",
-                      ladder_blocked<float>, ladder_blocked<double>, false));
-  r.add(ladder_kernel("cpu.ladder.packed", "MR=4,NR=8,MC=128,KC=256,NC=2048 scalar tile",
-                      ladder_packed<float>, ladder_packed<double>, false));
-  r.add(ladder_kernel("cpu.ladder.simd", "AVX2+FMA MR=6,NR=16(f32)/8(f64),MC=120,KC=256,NC=2048",
+  using dispatch::Isa;
+  r.add(ladder_kernel(
+      "cpu.ladder.naive", {.tile_m = 1, .tile_n = 1, .tile_k = 1, .frag_m = 1, .frag_n = 1},
+      "triple loop, strided reads", ladder_naive<float>, ladder_naive<double>, false));
+  r.add(ladder_kernel("cpu.ladder.blocked",
+                      {.tile_m = 32, .tile_n = 64, .tile_k = 128, .frag_m = 1, .frag_n = 1},
+                      "output tiles with a local accumulator", ladder_blocked<float>,
+                      ladder_blocked<double>, false));
+  r.add(ladder_kernel("cpu.ladder.packed",
+                      {.tile_m = 128, .tile_n = 2048, .tile_k = 256, .frag_m = 4, .frag_n = 8},
+                      "BLIS loops around packed panels, scalar tile", ladder_packed<float>,
+                      ladder_packed<double>, false));
+  const KernelConfig simd{
+      .tile_m = 120, .tile_n = 2048, .tile_k = 256, .frag_m = 6, .frag_n = 16, .isa = Isa::Avx2};
+  r.add(ladder_kernel("cpu.ladder.simd", simd, "AVX2+FMA register tile (f64: NR=8)",
                       ladder_simd<float>, ladder_simd<double>, true));
-  r.add(ladder_kernel("cpu.ladder.threaded", "simd rung + OpenMP over the MC loop",
+  r.add(ladder_kernel("cpu.ladder.threaded", simd, "simd rung + OpenMP over the MC loop",
                       ladder_threaded<float>, ladder_threaded<double>, true));
 }
 
@@ -89,16 +97,44 @@ std::string tile_name(cpu::TileShape t) {
   return std::to_string(t.mr) + "x" + std::to_string(t.nr);
 }
 
-KernelInfo production(std::string name, std::string config, int priority,
-                      std::function<Status(const GemmDesc&)> supports, Isa isa,
-                      std::function<Status(const GemmDesc&, const GemmArgs&, const Options&)> run,
-                      ledger::Variant variant = ledger::Variant::DataParallel,
+dispatch::Isa config_isa(Isa isa) {
+  return isa == Isa::Avx512 ? dispatch::Isa::Avx512
+         : isa == Isa::Avx2 ? dispatch::Isa::Avx2
+                            : dispatch::Isa::Portable;
+}
+
+// The cache blocks MC x NC x KC and the register tile of one microkernel on this CPU.
+KernelConfig blocks_config(Isa isa, cpu::TileShape t, int elem_bytes,
+                           ModeSet modes = mode_bit(sched::Mode::DataParallel)) {
+  const cpu::BlockSizes b = cpu::derive_blocks(isa, t.mr, t.nr, elem_bytes);
+  return KernelConfig{.tile_m = static_cast<int>(b.mc),
+                      .tile_n = static_cast<int>(b.nc),
+                      .tile_k = static_cast<int>(b.kc),
+                      .frag_m = b.mr,
+                      .frag_n = b.nr,
+                      .modes = modes,
+                      .isa = config_isa(isa)};
+}
+
+using RunFn =
+    std::function<Status(const GemmDesc&, const GemmArgs&, const LaunchPlan&, const Options&)>;
+
+// A kernel that runs one way whatever the plan (data-parallel).
+RunFn ignoring_plan(cpu::RunFn f) {
+  return [f](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {
+    return f(d, a, o);
+  };
+}
+
+KernelInfo production(std::string name, KernelConfig config, std::string note, int priority,
+                      std::function<Status(const GemmDesc&)> supports, Isa isa, RunFn run,
                       bool fused_epilogue = false) {
   return KernelInfo{
       .name = std::move(name),
       .backend = Backend::Cpu,
       .role = KernelRole::Production,
-      .config = std::move(config),
+      .config = config,
+      .note = std::move(note),
       .priority = priority,
       .can_implement = [isa, supports](const GemmDesc& d) -> Status {
         if (Status s = check_isa(isa); !s) return s;
@@ -106,55 +142,62 @@ KernelInfo production(std::string name, std::string config, int priority,
       },
       .run = std::move(run),
       .workspace_bytes = {},
-      .variant = variant,
       .fused_epilogue = fused_epilogue,
   };
 }
 
 void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
   const std::string isa = cpu::isa_name(k.isa);
-  const std::string s_blocks =
-      cpu::describe(cpu::derive_blocks(k.isa, k.sgemm_tile.mr, k.sgemm_tile.nr, 4));
-  const std::string d_blocks =
-      cpu::describe(cpu::derive_blocks(k.isa, k.dgemm_tile.mr, k.dgemm_tile.nr, 8));
+  const KernelConfig s_cfg = blocks_config(k.isa, k.sgemm_tile, 4);
+  const KernelConfig d_cfg = blocks_config(k.isa, k.dgemm_tile, 8);
   if (k.isa == Isa::Portable) {
     // One portable entry for every dtype family: the oracle of the SIMD kernels.
     r.add(production(
-        "cpu.gemm_portable",
-        "f32: " + s_blocks + "; f64: " + d_blocks + "; i8->i32 " + tile_name(k.igemm_tile), base,
+        "cpu.gemm_portable", s_cfg,
+        "config of f32; f64: " +
+            cpu::describe(cpu::derive_blocks(k.isa, k.dgemm_tile.mr, k.dgemm_tile.nr, 8)) +
+            "; i8->i32 " + tile_name(k.igemm_tile),
+        base,
         [](const GemmDesc& d) -> Status {
           if (sgemm_supports(d) || dgemm_supports(d) || igemm_supports(d)) return {};
           return GEMMKIT_UNSUPPORTED("portable gemm: f32/bf16/f16 -> f32/bf16/f16, f64, i8 -> i32");
         },
         k.isa,
-        [k](const GemmDesc& d, const GemmArgs& a, const Options& o) {
+        [k](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {
           if (d.d.dtype == DType::F64) return k.dgemm(d, a, o);
           if (d.d.dtype == DType::I32) return k.igemm(d, a, o);
           return k.sgemm(d, a, o);
         },
-        ledger::Variant::DataParallel, true));
+        true));
   } else {
-    r.add(production("cpu.sgemm_" + isa + "_" + tile_name(k.sgemm_tile),
-                     s_blocks + ",inputs f32|bf16|f16 converted while packing,C and D f32|bf16|f16 "
-                                "rounded in the write-back",
-                     base, sgemm_supports, k.isa, k.sgemm, ledger::Variant::DataParallel, true));
-    r.add(production("cpu.dgemm_" + isa + "_" + tile_name(k.dgemm_tile), d_blocks, base,
-                     dgemm_supports, k.isa, k.dgemm, ledger::Variant::DataParallel, true));
+    r.add(production("cpu.sgemm_" + isa + "_" + tile_name(k.sgemm_tile), s_cfg,
+                     "inputs f32|bf16|f16 converted while packing, C and D f32|bf16|f16 rounded "
+                     "in the write-back",
+                     base, sgemm_supports, k.isa, ignoring_plan(k.sgemm), true));
+    r.add(production("cpu.dgemm_" + isa + "_" + tile_name(k.dgemm_tile), d_cfg, "f64", base,
+                     dgemm_supports, k.isa, ignoring_plan(k.dgemm), true));
     r.add(production("cpu.igemm_" + isa + "_" + tile_name(k.igemm_tile),
-                     "i8 x i8 -> i32 exact, KC=K", base, igemm_supports, k.isa, k.igemm));
+                     blocks_config(k.isa, k.igemm_tile, 4),
+                     "i8 x i8 -> i32 exact; KC = K at run time (one K block)", base, igemm_supports,
+                     k.isa, ignoring_plan(k.igemm)));
   }
+  // The GEMV pads nothing: one output element is one unit of work.
+  KernelConfig gemv_cfg = s_cfg;
+  gemv_cfg.frag_m = gemv_cfg.frag_n = 1;
   r.add(production(
-      "cpu.gemv_" + isa, "M == 1 or N == 1: streams B once, threads split N", base + 40,
+      "cpu.gemv_" + isa, gemv_cfg, "M == 1 or N == 1: streams B once, threads split N", base + 40,
       [](const GemmDesc& d) -> Status {
         if (Status s = same_float(d); !s) return s;
         if (!cpu::is_gemv_shape(d)) return GEMMKIT_UNSUPPORTED("gemv needs M == 1 or N == 1");
         return {};
       },
-      k.isa, k.gemv, ledger::Variant::Gemv));
+      k.isa, ignoring_plan(k.gemv)));
   const cpu::SplitKFn splitk = k.splitk;
   const cpu::TileShape st = k.sgemm_tile, dt = k.dgemm_tile;
   r.add(production(
-      "cpu.gemm_splitk_" + isa, "deterministic split-K: 2..8 K ranges, fixed-order sum", base + 30,
+      "cpu.gemm_splitk_" + isa, blocks_config(k.isa, st, 4, mode_bit(sched::Mode::SplitK)),
+      "deterministic split-K: K ranges one thread each, fixed-order sum (f64: the dgemm tile)",
+      base + 30,
       [st, dt](const GemmDesc& d) -> Status {
         if (Status s = same_float(d); !s) return s;
         const cpu::TileShape t = d.d.dtype == DType::F64 ? dt : st;
@@ -163,11 +206,10 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
         return {};
       },
       k.isa,
-      [splitk](const GemmDesc& d, const GemmArgs& a, const Options& o) {
-        // Options::split_k: the caller's count, else the kernel's own (problem-only) policy.
-        return splitk(d, a, o, o.split_k > 1 ? std::min(o.split_k, 64) : 0);
-      },
-      ledger::Variant::SplitK));
+      [splitk](const GemmDesc& d, const GemmArgs& a, const LaunchPlan& plan, const Options& o) {
+        // The plan's count; 0 (forced by name with no count to give): the kernel's own policy.
+        return splitk(d, a, o, plan.split > 1 ? std::min(plan.split, 64) : 0);
+      }));
 }
 
 }  // namespace
@@ -179,11 +221,13 @@ void register_cpu_kernels(Registry& r) {
       .name = "cpu.reference",
       .backend = Backend::Cpu,
       .role = KernelRole::Reference,
-      .config = "fp64 accumulate, strided loops",
+      // One output element at a time, one thread.
+      .config = {.tile_m = 1, .tile_n = 1, .tile_k = 1, .frag_m = 1, .frag_n = 1},
+      .note = "fp64 accumulate, strided loops",
       .priority = 0,
       .can_implement = [](const GemmDesc&) { return Status{}; },
       .run =
-          [](const GemmDesc& d, const GemmArgs& a, const Options&) {
+          [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options&) {
             if (core::has_epilogue(d))
               core::reference_gemm_epilogue(d, a);
             else

@@ -18,15 +18,17 @@ using LadderRun = Status (*)(const cuda_ladder::Problem&, cudaStream_t);
 // The ladder takes device pointers (the front door checked the arguments) and the stream of
 // the options; launch errors come back as ExecutionFailed, errors of the kernel itself at the
 // caller's next synchronization.
-KernelInfo ladder_kernel(std::string name, std::string config, LadderRun run) {
+KernelInfo ladder_kernel(std::string name, KernelConfig config, std::string note, LadderRun run) {
   return KernelInfo{
       .name = std::move(name),
       .backend = Backend::Cuda,
       .role = KernelRole::Ladder,
-      .config = std::move(config),
+      .config = config,
+      .note = std::move(note),
       .priority = 0,
       .can_implement = [](const GemmDesc& d) { return cuda_ladder::can_implement(d); },
-      .run = [run](const GemmDesc& d, const GemmArgs& a, const Options& o) -> Status {
+      .run = [run](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&,
+                   const Options& o) -> Status {
         if (!cuda_available())
           return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::Backend, "no usable CUDA device");
         return run(cuda_ladder::make_problem(d, a), static_cast<cudaStream_t>(o.stream));
@@ -44,11 +46,21 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
       .name = "cuda.sm90_gemm_tma_ws_" + tile + "_s" + std::to_string(stages) + cluster,
       .backend = Backend::Cuda,
       .role = KernelRole::Production,
-      .config = "BM=128,BN=" + std::to_string(cfg.blk_n) + ",BK=64,STAGES=" +
-                std::to_string(stages) +
-                ",THREADS=384,WARPGROUPS=1+2,MMA=wgmma.m64n" + std::to_string(cfg.blk_n) +
-                "k16,COPY=tma,SWIZZLE=128B,RASTER=group8,SCHEDULE=persistent,CLUSTER=" +
-                std::to_string(cfg.cluster) + "x1" + (cfg.cluster > 1 ? ",MULTICAST=B" : ""),
+      .config = {.tile_m = 128,
+                 .tile_n = cfg.blk_n,
+                 .tile_k = 64,
+                 .stages = stages,
+                 .threads = 384,
+                 .warpgroups = 3,  // one producer, two consumers
+                 .cluster_m = cfg.cluster,
+                 .cluster_n = 1,
+                 .modes = static_cast<ModeSet>(mode_bit(sched::Mode::DataParallel) |
+                                               mode_bit(sched::Mode::SplitK)),
+                 .raster_group = 8,
+                 .swizzle = Swizzle::B128,
+                 .isa = Isa::Wgmma},
+      .note = "wgmma.m64n" + std::to_string(cfg.blk_n) + "k16, TMA loads, persistent" +
+              (cfg.cluster > 1 ? ", TMA multicast of B" : ""),
       .priority = priority,
       .can_implement = [cfg](const GemmDesc& d) -> Status {
         if (Status s = sm90::can_implement(d); !s) return s;
@@ -56,41 +68,57 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
           return GEMMKIT_UNSUPPORTED("the 128x64 sm90 tile serves M or N <= 64 (decode)");
         return {};
       },
-      // Options::split_k: the pieces asked for (0: the kernel's choice, 1: none).
-      .run = [cfg](const GemmDesc& d, const GemmArgs& a, const Options& o) {
-        return sm90::run(cfg, o.split_k, d, a, o);
-      },
-      .workspace_bytes = [cfg](const GemmDesc& d, const GemmArgs* a) {
-        return sm90::workspace_bytes(cfg, d, a, 0);
-      },
+      .run = [cfg](const GemmDesc& d, const GemmArgs& a, const LaunchPlan& plan,
+                   const Options& o) { return sm90::run(cfg, plan.mode, plan.split, d, a, o); },
+      .workspace_bytes =
+          [cfg](const GemmDesc& d, const GemmArgs* a, const LaunchPlan& plan) {
+            const int split = plan.mode == sched::Mode::SplitK ? plan.split : 1;
+            return sm90::workspace_bytes(cfg, d, a, split);
+          },
       .pooled_workspace = true,
   };
 }
 
 }  // namespace
 
-// Config strings are the ledger's KEY=VALUE tile vocabulary (BM, BN, BK, STAGES, THREADS; the
-// other keys describe the rung and are ignored by the ledger).
 void register_cuda_kernels(Registry& r) {
-  r.add(ladder_kernel("cuda.ladder.rung0",
-                      "BM=16,BN=16,BK=1,STAGES=1,THREADS=256,MATH=ffma_from_global",
-                      cuda_ladder::run_rung0));
-  r.add(ladder_kernel("cuda.ladder.rung1",
-                      "BM=128,BN=128,BK=32,STAGES=1,THREADS=128,WARPS=2x2,WARP=64x64,"
-                      "MMA=m16n8k16",
-                      cuda_ladder::run_rung1));
+  r.add(
+      ladder_kernel("cuda.ladder.rung0",
+                    {.tile_m = 16, .tile_n = 16, .tile_k = 1, .threads = 256, .isa = Isa::CudaSimt},
+                    "FFMA from global memory", cuda_ladder::run_rung0));
+  r.add(ladder_kernel(
+      "cuda.ladder.rung1",
+      {.tile_m = 128, .tile_n = 128, .tile_k = 32, .threads = 128, .isa = Isa::MmaSync},
+      "shared memory + m16n8k16, warps 2x2 of 64x64", cuda_ladder::run_rung1));
   r.add(ladder_kernel("cuda.ladder.rung2",
-                      "BM=128,BN=128,BK=32,STAGES=3,THREADS=128,WARPS=2x2,WARP=64x64,"
-                      "MMA=m16n8k16,COPY=cp.async",
-                      cuda_ladder::run_rung2));
+                      {.tile_m = 128,
+                       .tile_n = 128,
+                       .tile_k = 32,
+                       .stages = 3,
+                       .threads = 128,
+                       .isa = Isa::MmaSync},
+                      "cp.async ring, warps 2x2 of 64x64", cuda_ladder::run_rung2));
   r.add(ladder_kernel("cuda.ladder.rung3",
-                      "BM=128,BN=128,BK=32,STAGES=3,THREADS=128,WARPS=2x2,WARP=64x64,"
-                      "MMA=m16n8k16,COPY=cp.async,SWIZZLE=xor16B,RASTER=group8",
+                      {.tile_m = 128,
+                       .tile_n = 128,
+                       .tile_k = 32,
+                       .stages = 3,
+                       .threads = 128,
+                       .raster_group = 8,
+                       .swizzle = Swizzle::Xor16B,
+                       .isa = Isa::MmaSync},
+                      "cp.async ring, swizzled shared memory, grouped raster",
                       cuda_ladder::run_rung3));
   r.add(ladder_kernel("cuda.ladder.rung4",
-                      "BM=128,BN=128,BK=64,STAGES=3,THREADS=128,WARPS=2x2,WARP=64x64,"
-                      "MMA=m16n8k16,COPY=tma,SWIZZLE=xor16B,RASTER=group8,FRAGMENTS=double",
-                      cuda_ladder::run_rung4));
+                      {.tile_m = 128,
+                       .tile_n = 128,
+                       .tile_k = 64,
+                       .stages = 3,
+                       .threads = 128,
+                       .raster_group = 8,
+                       .swizzle = Swizzle::Xor16B,
+                       .isa = Isa::MmaSync},
+                      "TMA loads, double-buffered fragments", cuda_ladder::run_rung4));
   r.add(sm90_kernel({.blk_n = 256, .cluster = 2}, 5));  // 0.55-0.65x the unclustered kernel
   r.add(sm90_kernel({.blk_n = 256}, 30));
   r.add(sm90_kernel({.blk_n = 192}, 20));
@@ -102,13 +130,13 @@ void register_cuda_kernels(Registry& r) {
       .name = "cuda.gemv_small_n",
       .backend = Backend::Cuda,
       .role = KernelRole::Production,
-      .config = "THREADS=256,WARPS=8,SMALL_N<=2,LOAD=ld.global.nc.v4,UNROLL=8,MATH=ffma",
+      .config = {.tile_m = 8, .tile_n = 2, .tile_k = 8, .threads = 256, .isa = Isa::CudaSimt},
+      .note = "up to 8 rows a CTA, 16-byte streaming loads (ld.global.nc), FFMA, no split",
       .priority = 50,
       .can_implement = [](const GemmDesc& d) { return gemv::can_implement(d); },
-      .run = [](const GemmDesc& d, const GemmArgs& a, const Options& o) {
+      .run = [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {
         return gemv::run(d, a, o);
       },
-      .variant = ledger::Variant::Gemv,
   });
 }
 

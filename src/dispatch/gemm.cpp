@@ -3,14 +3,14 @@
 
 #include "core/status.hpp"
 #include "core/validate.hpp"
-#include "dispatch/planner.hpp"
+#include "dispatch/plan_cache.hpp"
 
 namespace gemmkit {
 
 Status can_implement(const GemmDesc& desc, const Options& opt) {
   const GemmDesc d = with_default_lds(desc);
   if (Status s = core::validate_desc(d); !s) return s;
-  return dispatch::make_plan(d, opt).status;
+  return dispatch::cached_plan(d, opt, nullptr).status;
 }
 
 namespace {
@@ -18,9 +18,9 @@ namespace {
 std::size_t planned_workspace(const GemmDesc& desc, const GemmArgs* args, const Options& opt) {
   const GemmDesc d = with_default_lds(desc);
   if (!core::validate_desc(d)) return 0;
-  const dispatch::Plan p = dispatch::make_plan(d, opt, args);
-  if (!p.status || !p.kernel->workspace_bytes) return 0;
-  return p.kernel->workspace_bytes(d, args);
+  const dispatch::Plan p = dispatch::cached_plan(d, opt, args);
+  if (!p.status || !p.launch.kernel->workspace_bytes) return 0;
+  return p.launch.kernel->workspace_bytes(d, args, p.launch);
 }
 
 }  // namespace
@@ -41,23 +41,21 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
     if (core::is_empty(d)) return {};  // BLAS quick return
     // netlib's other quick return: nothing to add and C scaled by one, in place.
     if ((args.alpha == 0.0 || d.k == 0) && args.beta == 1.0 && args.d == args.c) return {};
-    const dispatch::Plan p = dispatch::make_plan(d, opt, &args);
+    const dispatch::Plan p = dispatch::cached_plan(d, opt, &args);
     if (!p.status) return p.status;
-    if (p.kernel->workspace_bytes) {
+    dispatch::LaunchPlan launch = p.launch;
+    const dispatch::KernelInfo& k = *launch.kernel;
+    if (k.workspace_bytes) {
       // A workspace the caller gives must be large enough; without one, kernels that can
       // take gemmkit's device pool do, the others fail.
-      const std::size_t need = p.kernel->workspace_bytes(d, &args);
-      if (need > 0 && (opt.workspace == nullptr ? !p.kernel->pooled_workspace
-                                                : opt.workspace_bytes < need))
+      const std::size_t need = launch.workspace_bytes = k.workspace_bytes(d, &args, launch);
+      if (need > 0 && (opt.workspace == nullptr ? !k.pooled_workspace : opt.workspace_bytes < need))
         return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,
-                             "kernel " + p.kernel->name + " needs " + std::to_string(need) +
+                             "kernel " + k.name + " needs " + std::to_string(need) +
                                  " bytes of workspace, " + std::to_string(opt.workspace_bytes) +
                                  " given");
     }
-    // Split-K kernels get the planner's count; the others the caller's request (0: theirs).
-    Options run_opt = opt;
-    if (p.kernel->variant == ledger::Variant::SplitK) run_opt.split_k = p.split_k;
-    return p.kernel->run(d, args, run_opt);
+    return k.run(d, args, launch, opt);
   } catch (const std::exception& e) {
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None, e.what());
   }

@@ -9,7 +9,7 @@
 
 #include "core/status.hpp"
 #include "core/validate.hpp"
-#include "dispatch/planner.hpp"
+#include "dispatch/plan_cache.hpp"
 
 namespace gemmkit {
 
@@ -36,7 +36,7 @@ Status gemm_grouped(const GemmProblem* problems, std::int64_t group_count, const
     if (Status s = core::validate_desc(descs[g]); !s) return in_group(s, g);
     if (Status s = core::validate_args(descs[g], problems[g].args); !s) return in_group(s, g);
     if (core::is_empty(descs[g])) continue;
-    if (Status s = dispatch::make_plan(descs[g], opt, &problems[g].args).status; !s)
+    if (Status s = dispatch::cached_plan(descs[g], opt, &problems[g].args).status; !s)
       return in_group(s, g);
     max_flops = std::max(max_flops, 2.0 * descs[g].m * descs[g].n * descs[g].k * descs[g].batch);
   }

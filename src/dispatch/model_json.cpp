@@ -36,6 +36,13 @@ void put_problem_figures(json& j, const lg::ProblemLedger& p) {
   j["t_floor_s"] = p.t_floor_s;
 }
 
+json modes_json(ModeSet modes) {
+  json a = json::array();
+  for (sched::Mode m : kAllModes)
+    if (has_mode(modes, m)) a.push_back(mode_name(m));
+  return a;
+}
+
 }  // namespace
 
 LedgerReport ledger_report(const GemmDesc& d, double beta, const LedgerRequest& r) {
@@ -173,33 +180,56 @@ LedgerReport ledger_report(const GemmDesc& d, double beta, const LedgerRequest& 
   return out;
 }
 
+namespace {
+
+json candidate_json(const Candidate& c) {
+  json j{{"kernel", c.kernel->name},
+         {"mode", mode_name(c.mode)},
+         {"split", c.split},
+         {"priority", c.kernel->priority},
+         {"viable", c.status.ok()}};
+  if (!c.status) {
+    j["refused"] = to_string(c.status);
+    return j;
+  }
+  json terms = json::object();
+  for (const auto& term : c.prediction.terms) terms[term.name] = term.seconds;
+  j["predicted_s"] = c.predicted_s();
+  j["terms_s"] = terms;
+  j["limiter"] = c.prediction.limiter;
+  j["waves"] = c.waves;
+  j["tail_efficiency"] = c.tail_efficiency;
+  return j;
+}
+
+}  // namespace
+
 ExplainReport explain_report(const GemmDesc& desc, const Options& opt, double beta) {
   const GemmDesc d = with_default_lds(desc);
   ExplainReport out;
   Plan& p = out.plan;
   p.status = core::validate_desc(d);
-  if (p.status) p = make_plan(d, opt, nullptr, /*with_reasons=*/true);
-  const ledger::Machine& machine = planning_machine(p.backend);
+  const GemmArgs args{.beta = beta};  // no pointers: only beta reaches the planner
+  if (p.status) p = make_plan(d, opt, &args, /*with_reasons=*/true);
+  const ledger::Machine machine = planning_machine(p.backend, opt.threads);
+  const LaunchPlan& l = p.launch;
   json& j = out.json;
   j = json{{"status", to_string(p.status)},
            {"backend", backend_name(p.backend)},
            {"machine", machine.name},
-           {"kernel", p.kernel ? p.kernel->name : ""},
-           {"config", p.kernel ? p.kernel->config : ""},
-           {"variant", ledger::variant_name(p.variant.variant)},
-           {"split_k", p.split_k},
+           {"kernel", l.kernel ? l.kernel->name : ""},
+           {"config", l.kernel ? to_string(l.config) : ""},
+           {"mode", mode_name(l.mode)},
+           {"variant", mode_name(l.mode)},
+           {"split_k", l.split},
            {"reasons", p.reasons}};
+  json cands = json::array();
+  for (const Candidate& c : p.candidates) cands.push_back(candidate_json(c));
+  j["candidates"] = cands;
   if (p.status) {
-    const ledger::ProblemLedger pl = ledger::analyze(d, beta, machine);
-    // A kernel's config string is read as a tile config where it is one (BMxBNxBK or
-    // KEY=VALUE pairs); otherwise the ledger's default tile for the machine stands in.
-    ledger::TileConfig tile = ledger::default_tile_config(d, machine);
-    try {
-      tile = ledger::parse_tile_config(p.kernel->config, tile);
-    } catch (const std::exception&) {
-    }
-    const ledger::Prediction pred = ledger::predict(d, beta, tile, machine);
-    put_problem_figures(j, pl);
+    put_problem_figures(j, ledger::analyze(d, beta, machine));
+    // The chosen plan's prediction: the ranked one, or (ladder, reference) from its config.
+    const ledger::Prediction pred = predict_config(d, beta, l.config, l.split, machine);
     j["predicted_s"] = pred.total_s;
     j["limiter"] = pred.limiter;
   }
@@ -224,9 +254,10 @@ json kernels_json(std::string_view pattern) {
     a.push_back({{"name", k->name},
                  {"backend", backend_name(k->backend)},
                  {"role", kernel_role_name(k->role)},
-                 {"config", k->config},
+                 {"config", to_string(k->config)},
+                 {"note", k->note},
                  {"priority", k->priority},
-                 {"variant", ledger::variant_name(k->variant)}});
+                 {"modes", modes_json(k->config.modes)}});
   return a;
 }
 

@@ -52,8 +52,9 @@ struct RequestError : std::invalid_argument {
 
 LedgerReport ledger_report(const GemmDesc& d, double beta, const LedgerRequest& r);
 
-// The planner's choice for a problem and why (with_default_lds applied here), and the ledger's
-// figures for the chosen kernel: the JSON of `gemmkit explain --json`.
+// The planner's choice for a problem and why (with_default_lds applied here): every candidate
+// with its predicted time and ledger terms (or the reason it was refused), and the ledger's
+// figures for the chosen plan: the JSON of `gemmkit explain --json`.
 struct ExplainReport {
   Plan plan;
   nlohmann::json json;
@@ -62,7 +63,7 @@ ExplainReport explain_report(const GemmDesc& desc, const Options& opt, double be
 
 std::string_view kernel_role_name(KernelRole r) noexcept;  // "production", "ladder", ...
 // The registry's kernels whose names match a glob, as a JSON array of objects
-// {name, backend, role, config, priority, variant}.
+// {name, backend, role, config (to_string of the KernelConfig), note, priority, modes}.
 nlohmann::json kernels_json(std::string_view pattern);
 
 }  // namespace gemmkit::dispatch

@@ -1,9 +1,8 @@
 #include "dispatch/planner.hpp"
 
-#include <algorithm>
+#include <cstdio>
 
 #include "core/status.hpp"
-#include "ledger/tile_ledger.hpp"
 
 namespace gemmkit::dispatch {
 
@@ -19,23 +18,69 @@ struct Notes {
 };
 
 Backend choose_backend(const Options& opt, const GemmArgs* args, const Notes& why) {
-  if (opt.backend != Backend::Auto) {
-    why.add([&] { return "backend " + std::string(backend_name(opt.backend)) + ": requested"; });
-    return opt.backend;
-  }
-  if (!cuda_available()) {
-    why.add([] { return std::string("backend cpu: no usable CUDA device in this process"); });
-    return Backend::Cpu;
-  }
-  if (args != nullptr && args->d != nullptr && !is_device_pointer(args->d)) {
-    why.add([] { return std::string("backend cpu: D is host memory"); });
-    return Backend::Cpu;
-  }
-  why.add([] { return std::string("backend cuda: a CUDA device is available"); });
-  return Backend::Cuda;
+  const Backend b = resolve_backend(opt, args);
+  why.add([&] {
+    if (opt.backend != Backend::Auto)
+      return "backend " + std::string(backend_name(opt.backend)) + ": requested";
+    if (b == Backend::Cuda) return std::string("backend cuda: a CUDA device is available");
+    return std::string(cuda_available() ? "backend cpu: D is host memory"
+                                        : "backend cpu: no usable CUDA device in this process");
+  });
+  return b;
+}
+
+std::string us(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
+  return buf;
+}
+
+std::string describe(const Candidate& c) {
+  std::string s = c.kernel->name + " " + std::string(mode_name(c.mode));
+  if (c.split != 1) s += " split " + std::to_string(c.split);
+  return s;
+}
+
+LaunchPlan launch_of(const KernelInfo* k, sched::Mode mode, int split, double predicted_s = 0) {
+  return LaunchPlan{
+      .kernel = k, .config = k->config, .mode = mode, .split = split, .predicted_s = predicted_s};
+}
+
+// The first viable candidate becomes the plan; the notes say why it beat the next one.
+bool take_best(Plan& p, const std::vector<Candidate>& ranked, const Notes& note) {
+  if (ranked.empty() || !ranked.front().status) return false;
+  const Candidate& best = ranked.front();
+  p.launch = launch_of(best.kernel, best.mode, best.split, best.predicted_s());
+  p.status = {};
+  note.add([&] {
+    std::string why = "chose " + describe(best) + ": predicted " + us(best.predicted_s()) + " (" +
+                      best.prediction.limiter + "-bound)";
+    if (ranked.size() > 1 && ranked[1].status) {
+      const Candidate& next = ranked[1];
+      if (next.predicted_s() <= best.predicted_s() * (1 + kTieTolerance) &&
+          next.predicted_s() >= best.predicted_s() / (1 + kTieTolerance))
+        why += ", tied within " + std::to_string(static_cast<int>(kTieTolerance * 100)) +
+               "% with " + describe(next) + " at " + us(next.predicted_s()) + "; priority " +
+               std::to_string(best.kernel->priority) +
+               " >= " + std::to_string(next.kernel->priority);
+      else
+        why += ", fastest; next " + describe(next) + " at " + us(next.predicted_s());
+    } else {
+      why += ", the only viable candidate";
+    }
+    return why;
+  });
+  return true;
 }
 
 }  // namespace
+
+Backend resolve_backend(const Options& opt, const GemmArgs* args) noexcept {
+  if (opt.backend != Backend::Auto) return opt.backend;
+  if (!cuda_available()) return Backend::Cpu;
+  if (args != nullptr && args->d != nullptr && !is_device_pointer(args->d)) return Backend::Cpu;
+  return Backend::Cuda;
+}
 
 const ledger::Machine& planning_machine(Backend b) {
   if (b == Backend::Cuda) {
@@ -45,94 +90,122 @@ const ledger::Machine& planning_machine(Backend b) {
   return ledger::host_machine_nominal();
 }
 
+ledger::Machine limit_threads(ledger::Machine m, int threads) {
+  if (m.kind == "cpu" && threads > 0 && threads < m.sm_count) {
+    for (double& peak : m.peak) peak = peak * threads / m.sm_count;
+    m.sm_count = threads;
+  }
+  return m;
+}
+
+ledger::Machine planning_machine(Backend b, int threads) {
+  return limit_threads(planning_machine(b), threads);
+}
+
 Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool with_reasons) {
   Plan p;
   const Notes note{with_reasons ? &p.reasons : nullptr};
   const Registry& reg = registry();
+  const double beta = args != nullptr ? args->beta : 0.0;
+  const int forced = opt.split_k;
+  if (forced > 0)
+    note.add(
+        [&] { return "split count " + std::to_string(forced) + ": requested (Options::split_k)"; });
+
   if (opt.kernel != nullptr) {
-    p.kernel = reg.find(opt.kernel);
-    if (p.kernel == nullptr) {
+    const KernelInfo* k = reg.find(opt.kernel);
+    if (k == nullptr) {
       p.status = GEMMKIT_INVALID(Arg::Kernel, "no kernel named '" + std::string(opt.kernel) + "'");
       return p;
     }
-    p.backend = p.kernel->backend;
+    p.backend = k->backend;
     if (opt.backend != Backend::Auto && opt.backend != p.backend) {
       p.status = GEMMKIT_INVALID(
-          Arg::Backend, "kernel '" + p.kernel->name + "' does not belong to the requested backend");
-      p.kernel = nullptr;
+          Arg::Backend, "kernel '" + k->name + "' does not belong to the requested backend");
       return p;
     }
-    p.status = p.kernel->can_implement(d);
-    note.add([&] { return "kernel " + p.kernel->name + ": requested by name"; });
-    if (p.kernel->variant == ledger::Variant::SplitK) {
-      const ledger::Machine& machine = planning_machine(p.backend);
-      p.variant = ledger::choose_variant(d, machine, ledger::default_tile_config(d, machine));
-      p.split_k = opt.split_k > 0 ? opt.split_k : 0;  // 0: the kernel's own policy
+    if (p.status = k->can_implement(d); !p.status) return p;
+    note.add([&] { return "kernel " + k->name + ": requested by name"; });
+    const bool dp = k->config.supports(sched::Mode::DataParallel);
+    const bool sk = k->config.supports(sched::Mode::SplitK);
+    if ((forced > 1 && !sk) || (forced == 1 && !dp)) {
+      p.status = GEMMKIT_UNSUPPORTED("kernel " + k->name + " has no " +
+                                     (forced > 1 ? "split-K" : "data-parallel") +
+                                     " mode (Options::split_k = " + std::to_string(forced) + ")");
+      return p;
     }
-    if (!p.status) p.kernel = nullptr;
+    // Its modes and split counts ranked by the ledger; without a count worth trying, the
+    // data-parallel mode, or the split-K kernel's own policy.
+    std::vector<Candidate> ranked =
+        rank_candidates(d, beta, {k}, planning_machine(p.backend, opt.threads), forced);
+    if (!take_best(p, ranked, note))
+      p.launch = dp ? launch_of(k, sched::Mode::DataParallel, 1)
+                    : launch_of(k, sched::Mode::SplitK, forced > 1 ? forced : 0);
+    if (with_reasons) p.candidates = std::move(ranked);
     return p;
   }
+
   p.backend = choose_backend(opt, args, note);
   if (p.backend == Backend::Cuda && !cuda_available()) {
     p.status = GEMMKIT_ERROR(StatusCode::NotSupported, Arg::Backend,
                              "the CUDA backend was requested but no CUDA device is usable");
     return p;
   }
-  // The decision tree of the ledger names the variant; production kernels of that variant
-  // come first (by priority), then the data-parallel ones, then the reference path.
-  const ledger::Machine& machine = planning_machine(p.backend);
-  p.variant = ledger::choose_variant(d, machine, ledger::default_tile_config(d, machine));
+  std::vector<const KernelInfo*> production, ladder;
+  const KernelInfo* reference = nullptr;
+  for (const auto& k : reg.all()) {
+    if (k.backend != p.backend) continue;
+    if (k.role == KernelRole::Production)
+      production.push_back(&k);
+    else if (k.role == KernelRole::Ladder)
+      ladder.push_back(&k);
+    else if (reference == nullptr)
+      reference = &k;
+  }
+  const ledger::Machine machine = planning_machine(p.backend, opt.threads);
+  std::vector<Candidate> ranked = rank_candidates(d, beta, production, machine, forced);
   note.add([&] {
-    return "ledger (" + machine.name +
-           "): " + std::string(ledger::variant_name(p.variant.variant)) + ": " + p.variant.reason;
+    int viable = 0;
+    for (const Candidate& c : ranked) viable += c.status.ok();
+    return "ledger (" + machine.name + ", " + std::to_string(machine.sm_count) +
+           " workers): " + std::to_string(ranked.size()) + " candidates, " +
+           std::to_string(viable) + " predicted, " + std::to_string(ranked.size() - viable) +
+           " refused";
   });
-  // Where no production kernel implements the problem, the highest ladder rung that does (the
-  // rungs are registered in order), then the reference path.
-  auto rank = [&](const KernelInfo* k) {
-    if (k->role == KernelRole::Reference) return 3;
-    if (k->role == KernelRole::Ladder) return 2;
-    return k->variant == p.variant.variant ? 0 : 1;
-  };
-  std::vector<const KernelInfo*> cands;
-  for (const auto& k : reg.all())
-    if (k.backend == p.backend) cands.push_back(&k);
-  std::stable_sort(cands.begin(), cands.end(), [&](const KernelInfo* x, const KernelInfo* y) {
-    if (rank(x) != rank(y)) return rank(x) < rank(y);
-    if (x->priority != y->priority) return x->priority > y->priority;
-    return rank(x) == 2 && x > y;  // later rungs first (entries live in one vector)
-  });
-  for (const KernelInfo* k : cands) {
-    Status s = k->can_implement(d);
+  for (const Candidate& c : ranked)
+    if (!c.status) note.add([&] { return "skipped " + describe(c) + ": " + to_string(c.status); });
+  const bool found = take_best(p, ranked, note);
+  if (with_reasons) p.candidates = std::move(ranked);
+  if (found) return p;
+  if (forced > 1) {
+    p.status = GEMMKIT_UNSUPPORTED("Options::split_k = " + std::to_string(forced) + ": no " +
+                                   std::string(backend_name(p.backend)) +
+                                   " kernel implements split-K for this problem");
+    return p;
+  }
+  // Fallbacks: the highest ladder rung that implements the problem (the rungs are registered
+  // in order), then the reference path.
+  for (auto it = ladder.rbegin(); it != ladder.rend(); ++it) {
+    const Status s = (*it)->can_implement(d);
     if (s) {
-      p.kernel = k;
+      p.launch = launch_of(*it, sched::Mode::DataParallel, 1);
       p.status = {};
-      const bool match = k->variant == p.variant.variant;
-      // A split count the caller gave wins; otherwise the ledger's when it chose split-K, and
-      // 0 (the kernel's own policy) when the kernel serves split-K without the tree asking.
-      p.split_k = k->variant != ledger::Variant::SplitK ? 1
-                  : opt.split_k > 0                     ? opt.split_k
-                  : match                               ? std::max(2, p.variant.split)
-                                                        : 0;
       note.add([&] {
-        return "kernel " + k->name + " [" + k->config + "]: " +
-               (k->role == KernelRole::Reference
-                    ? std::string(
-                          "the reference path: no production kernel implements this problem")
-                : k->role == KernelRole::Ladder
-                    ? std::string(
-                          "no production kernel implements this problem: the highest ladder "
-                          "rung that does")
-                : match ? "implements the " + std::string(ledger::variant_name(k->variant)) +
-                              " variant the ledger chose (highest priority)"
-                        : "no " + std::string(ledger::variant_name(p.variant.variant)) +
-                              " kernel implements it; highest-priority " +
-                              std::string(ledger::variant_name(k->variant)) + " kernel that does");
+        return "kernel " + (*it)->name +
+               ": no production kernel implements this problem: the highest ladder rung that does";
       });
-      if (p.split_k > 1)
-        note.add([&] { return "split-K into " + std::to_string(p.split_k) + " pieces"; });
       return p;
     }
-    note.add([&] { return "skipped " + k->name + ": " + to_string(s); });
+    note.add([&] { return "skipped " + (*it)->name + ": " + to_string(s); });
+  }
+  if (reference != nullptr && reference->can_implement(d)) {
+    p.launch = launch_of(reference, sched::Mode::DataParallel, 1);
+    p.status = {};
+    note.add([&] {
+      return "kernel " + reference->name +
+             ": the reference path: no production kernel implements this problem";
+    });
+    return p;
   }
   p.status = GEMMKIT_UNSUPPORTED("no " + std::string(backend_name(p.backend)) +
                                  " kernel implements this problem");

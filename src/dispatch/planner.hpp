@@ -1,30 +1,77 @@
-// The planner: enumerate registered kernels -> can_implement -> the ledger's decision tree ->
-// pick, and say why.
+// The planner: enumerate candidates (production kernel x mode x split count) -> can_implement
+// -> the ledger's prediction on the planning machine -> the fastest (ties: the higher
+// priority). Ladder rungs and the reference path are fallbacks only. Say why when asked.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "dispatch/launch_plan.hpp"
 #include "dispatch/registry.hpp"
 #include "ledger/machine.hpp"
-#include "ledger/variant.hpp"
+#include "ledger/predict.hpp"
 
 namespace gemmkit::dispatch {
 
-struct Plan {
-  Status status;                     // Success when `kernel` is set
-  Backend backend = Backend::Cpu;    // the backend actually chosen
+// Predictions within this fraction of the fastest are ties (below the model's resolution):
+// the higher priority among them wins.
+inline constexpr double kTieTolerance = 0.01;
+
+// One (kernel, mode, split) the planner considered.
+struct Candidate {
   const KernelInfo* kernel = nullptr;
-  ledger::VariantChoice variant;     // what the decision tree asked for
-  int split_k = 1;                   // pieces passed to the kernel (Options::split_k)
-  std::vector<std::string> reasons;  // one line per decision (only when asked: `explain`)
+  sched::Mode mode = sched::Mode::DataParallel;
+  int split = 1;
+  Status status;                  // why it was refused (can_implement, or not modelled)
+  ledger::Prediction prediction;  // only when status is Success
+  double waves = 0, tail_efficiency = 1;
+  double predicted_s() const noexcept { return prediction.total_s; }
+};
+
+// The split counts worth trying for a config on a machine with `workers` parallel units (SMs,
+// CPU threads): 1 for data-parallel; for split-K the powers of two and floor(workers / tiles)
+// with tiles * split <= workers and split <= k_iters / 4 (at least 4 BK steps a piece).
+std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::Mode mode,
+                              int workers);
+
+// The ledger's prediction for a config run with `split` K pieces (0 and 1: none) on a machine,
+// the ISA's share of the peak applied. Throws std::invalid_argument for a config the ledger
+// cannot read. The planner, `explain` and `bench` (ledger_pred_ms) all predict through it.
+ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelConfig& c, int split,
+                                  const ledger::Machine& machine);
+
+// Every candidate of `kernels` on `machine` (its sm_count is the worker count), predicted for
+// `beta`; `forced_split` > 0 (Options::split_k) keeps only that count (1: data-parallel, > 1:
+// split-K). Sorted: the viable ones fastest first, then the refused ones; the candidates
+// within 1% of the fastest are ties, ordered by priority (higher first; then by time). No CUDA
+// device is needed: the test of the ranking passes kernels and a builtin machine.
+std::vector<Candidate> rank_candidates(const GemmDesc& d, double beta,
+                                       const std::vector<const KernelInfo*>& kernels,
+                                       const ledger::Machine& machine, int forced_split = 0);
+
+struct Plan {
+  Status status;                   // Success when launch.kernel is set
+  Backend backend = Backend::Cpu;  // the backend actually chosen
+  LaunchPlan launch;
+  std::vector<Candidate> candidates;  // only with reasons (`explain`)
+  std::vector<std::string> reasons;   // one line per decision (only when asked: `explain`)
 };
 
 // The machine model the planner reasons with for a backend (no measurement on this path).
 const ledger::Machine& planning_machine(Backend b);
+// A CPU machine limited to `threads` threads (0: all cores): fewer workers, the peak scaled.
+// Other machines are returned as they are.
+ledger::Machine limit_threads(ledger::Machine m, int threads);
+// planning_machine(b) limited to Options::threads.
+ledger::Machine planning_machine(Backend b, int threads);
+
+// The backend a call runs on: the requested one; for Auto, CUDA when a device is usable and D
+// is not host memory (args may be null), else the CPU.
+Backend resolve_backend(const Options& opt, const GemmArgs* args) noexcept;
 
 // Expects a validated descriptor with defaulted lds. `args` (may be null) lets Auto look at
-// where the pointers live: device memory -> CUDA, host memory -> CPU. `with_reasons` fills
-// Plan::reasons; gemm() leaves it off so the hot path formats no strings.
+// where the pointers live: device memory -> CUDA, host memory -> CPU, and gives beta.
+// `with_reasons` fills Plan::reasons and Plan::candidates; gemm() leaves it off so the hot path
+// formats no strings. Not cached: see plan_cache.hpp.
 Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args = nullptr,
                bool with_reasons = false);
 

@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "dispatch/kernel_config.hpp"
+#include "dispatch/launch_plan.hpp"
 #include "gemmkit/gemm.hpp"
-#include "ledger/variant.hpp"
 
 namespace gemmkit::dispatch {
 
@@ -16,24 +17,24 @@ struct KernelInfo {
   std::string name;     // "cpu.ladder.naive", "cpu.sgemm_avx2_6x16", "cuda.ladder.rung4"
   Backend backend = Backend::Cpu;
   KernelRole role = KernelRole::Production;
-  std::string config;   // human-readable tile config: "MR=6,NR=16,MC=..,KC=..,NC=.."
-  int priority = 0;     // higher wins among production kernels that can implement
+  KernelConfig config;  // tile, stages, threads, cluster, modes, raster, swizzle, ISA
+  std::string note;     // one line for people (what it does); never parsed
+  int priority = 0;     // breaks ties between equal predictions (higher wins)
   // Desc has already been validated and lds defaulted. Return Success, NotSupported or
   // MisalignedOperand; never touches memory.
   std::function<Status(const GemmDesc&)> can_implement;
   // Desc validated, lds defaulted, quick returns (M == 0 / N == 0 / batch == 0) handled by
   // the caller. alpha == 0 and K == 0 may still reach the kernel: it must honour BLAS
   // semantics (never read C when beta == 0, never read A/B when alpha == 0).
-  std::function<Status(const GemmDesc&, const GemmArgs&, const Options&)> run;
-  // Workspace the call needs; args may be null (then base pointers are taken as 16-byte
-  // aligned). May be empty: 0.
-  std::function<std::size_t(const GemmDesc&, const GemmArgs*)> workspace_bytes;
+  // The plan names the mode and split count (one the config supports); Options carry the
+  // stream, the workspace and the thread count.
+  std::function<Status(const GemmDesc&, const GemmArgs&, const LaunchPlan&, const Options&)> run;
+  // Workspace the call needs under a plan; args may be null (then base pointers are taken as
+  // 16-byte aligned). May be empty: 0.
+  std::function<std::size_t(const GemmDesc&, const GemmArgs*, const LaunchPlan&)> workspace_bytes;
   // When the caller gives no workspace, the kernel takes it from gemmkit's device pool
   // (src/cuda/workspace_pool.hpp) instead of failing.
   bool pooled_workspace = false;
-  // Which branch of the ledger's decision tree this kernel serves; the planner prefers kernels
-  // of the variant the tree chose, and passes the split count in Options::split_k.
-  ledger::Variant variant = ledger::Variant::DataParallel;
   // Computes GemmDesc::epilogue (bias, activation). Registry::add makes every other kernel
   // refuse a problem that has one, so that none can ignore it.
   bool fused_epilogue = false;

@@ -30,15 +30,28 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   // wave quantization: every work unit costs a full padded tile, and the last wave of
   // `concurrent` units takes as long as a full one.
   // On a CPU the cache blocks are clipped to the problem and the threads share them, so only
-  // the register tile (frag_m x frag_n, MR x NR) pads the work.
+  // the register tile (frag_m x frag_n, MR x NR) pads the work, and the cores take whole units
+  // in rounds (the last one as long as a full one): data-parallel deals the register tiles,
+  // split-K (src/cpu/gemm_driver.hpp) the K pieces, each of all M x N on one core.
   const double unit_flops = 2.0 * tile.block_m * tile.block_n * tile.block_k * t.k_iterations;
   const double conc = static_cast<double>(std::max<std::int64_t>(1, t.concurrent));
   auto round_up = [](std::int64_t x, std::int64_t q) { return q > 1 ? (x + q - 1) / q * q : x; };
-  const double t_waves =
-      peak <= 0 ? 0
-      : mc.kind == "cpu"
-          ? 2.0 * round_up(d.m, tile.frag_m) * round_up(d.n, tile.frag_n) * d.k * d.batch / peak
-          : t.waves_ceil * unit_flops * conc / peak;
+  const bool cpu = mc.kind == "cpu";
+  const std::int64_t cores = std::max(1, mc.sm_count);
+  const std::int64_t fm = std::max<std::int64_t>(1, tile.frag_m),
+                     fn = std::max<std::int64_t>(1, tile.frag_n);
+  const std::int64_t batch = std::max<std::int64_t>(1, d.batch);
+  const std::int64_t cpu_units =
+      (tile.split_k > 1 ? tile.split_k : (d.m + fm - 1) / fm * ((d.n + fn - 1) / fn)) * batch;
+  auto cpu_rounds = [&] {
+    if (cpu_units <= 0) return 0.0;
+    const double padded = 2.0 * round_up(d.m, fm) * round_up(d.n, fn) * d.k * batch;
+    const std::int64_t rounds = (cpu_units + cores - 1) / cores;
+    return padded / cpu_units * static_cast<double>(rounds * cores) / peak;
+  };
+  const double t_waves = peak <= 0 ? 0
+                         : cpu     ? cpu_rounds()
+                                   : t.waves_ceil * unit_flops * conc / peak;
   const double t_wave_q = std::max(0.0, t_waves - t_compute);
 
   // dram: tiled traffic; with L2 reuse the blocks of one wave share panels, as if the tile were
@@ -62,7 +75,15 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   }
   bytes = std::max(bytes, p.min_bytes);
   pr.dram_bytes = bytes;
-  const double t_dram = bw > 0 ? bytes / bw : 0;
+  // ... at the bandwidth the busy workers draw, each at most bandwidth / workers: one tile on
+  // 132 SMs, or one thread of a CPU, does not stream at the full rate.
+  double busy_share = 1;
+  if (co.bandwidth_per_worker) {
+    const double workers = cpu ? static_cast<double>(cores) : conc;
+    const double busy = cpu ? static_cast<double>(cpu_units) : static_cast<double>(t.work_units);
+    busy_share = workers > 0 && busy > 0 ? std::min(1.0, busy / workers) : 1.0;
+  }
+  const double t_dram = bw > 0 ? bytes / (bw * busy_share) : 0;
 
   // pipeline fill: each wave starts with a DRAM latency plus the first stages' loads at the
   // per-block share of the bandwidth.
@@ -73,7 +94,7 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
 
   pr.terms = {
       {"compute", t_compute, "flops / (peak x compute_efficiency)"},
-      {"dram", t_dram, "dram_bytes / (bandwidth x dram_efficiency)"},
+      {"dram", t_dram, "dram_bytes / (bandwidth x dram_efficiency x busy workers' share)"},
       {"wave_quantization", t_wave_q, "padded tiles and the partial last wave"},
       {"pipeline_fill", t_fill, "waves x (latency + first stage load)"},
       {"launch", launch, "fixed cost of one call"},

@@ -177,10 +177,10 @@ TEST(CpuEpilogue, OnlyKernelsThatFuseItImplementIt) {
   d.epilogue.act = Activation::GeluTanh;
   d = with_default_lds(d);
   const dispatch::Plan p = dispatch::make_plan(d, {.backend = Backend::Cpu});
-  ASSERT_TRUE(p.kernel);
-  EXPECT_EQ(p.kernel->role, dispatch::KernelRole::Production);
-  EXPECT_TRUE(p.kernel->fused_epilogue) << p.kernel->name;
-  EXPECT_EQ(p.kernel->name.find("gemv"), std::string::npos);
+  ASSERT_TRUE(p.launch.kernel);
+  EXPECT_EQ(p.launch.kernel->role, dispatch::KernelRole::Production);
+  EXPECT_TRUE(p.launch.kernel->fused_epilogue) << p.launch.kernel->name;
+  EXPECT_EQ(p.launch.kernel->name.find("gemv"), std::string::npos);
   int refused = 0;
   for (const auto& k : dispatch::registry().all()) {
     if (k.fused_epilogue) continue;

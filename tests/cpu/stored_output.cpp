@@ -407,16 +407,16 @@ TEST(CpuStoredOutput, PlannerPicksAProductionKernelForBf16AndF16) {
     d.a.dtype = d.b.dtype = d.c.dtype = d.d.dtype = t;
     const dispatch::Plan p =
         dispatch::make_plan(with_default_lds(d), {.backend = Backend::Cpu}, nullptr, true);
-    ASSERT_TRUE(p.kernel);
-    EXPECT_EQ(p.kernel->role, dispatch::KernelRole::Production) << p.kernel->name;
+    ASSERT_TRUE(p.launch.kernel);
+    EXPECT_EQ(p.launch.kernel->role, dispatch::KernelRole::Production) << p.launch.kernel->name;
   }
   // What no production kernel implements still takes the reference path, and says so.
   GemmDesc e{.m = 64, .n = 64, .k = 64};
   e.a.dtype = e.b.dtype = DType::E4M3;
   const dispatch::Plan p =
       dispatch::make_plan(with_default_lds(e), {.backend = Backend::Cpu}, nullptr, true);
-  ASSERT_TRUE(p.kernel);
-  EXPECT_EQ(p.kernel->name, "cpu.reference");
+  ASSERT_TRUE(p.launch.kernel);
+  EXPECT_EQ(p.launch.kernel->name, "cpu.reference");
   ASSERT_FALSE(p.reasons.empty());
   EXPECT_NE(p.reasons.back().find("no production kernel implements this problem"),
             std::string::npos)

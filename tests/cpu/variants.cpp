@@ -33,7 +33,7 @@ GemmDesc desc_of(std::int64_t m, std::int64_t n, std::int64_t k, DType t, int i 
 
 std::string planned(const GemmDesc& d) {
   const dispatch::Plan p = dispatch::make_plan(with_default_lds(d), kCpu);
-  return p.kernel ? p.kernel->name : "none";
+  return p.launch.kernel ? p.launch.kernel->name : "none";
 }
 
 // ---------------------------------------------------------------- GEMV

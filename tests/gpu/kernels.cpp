@@ -128,7 +128,7 @@ TEST_P(CudaKernel, IsRegisteredAsCudaKernel) {
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->backend, Backend::Cuda);
   EXPECT_EQ(k->role, GetParam().role);
-  EXPECT_FALSE(k->config.empty());
+  EXPECT_TRUE(dispatch::is_filled(k->config)) << dispatch::to_string(k->config);
 }
 
 // RELIABILITY item 6: m, n in {1, align, tile-1, tile, tile+1, 2*tile+1, 512-3*align}; k in

@@ -103,8 +103,11 @@ std::size_t workspace_bytes(const TileConfig& cfg, const GemmDesc& d, const Gemm
   return layout_of(cfg, pr, splits, true).total();
 }
 
-Status run(const TileConfig& cfg, int split, const GemmDesc& d, const GemmArgs& args,
-           const Options& opt) {
+Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d,
+           const GemmArgs& args, const Options& opt) {
+  if (mode == sched::Mode::StreamK)
+    return GEMMKIT_UNSUPPORTED("the sm90 kernels do not run stream-K yet");
+  if (mode == sched::Mode::DataParallel) split = 1;
   const DeviceInfo* dev = device_info();
   if (dev == nullptr || !dev->sm90)
     return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::Backend,

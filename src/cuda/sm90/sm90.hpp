@@ -9,6 +9,7 @@
 #include "cuda/sm90/split_k.hpp"
 #include "cuda/sm90/tma_maps.hpp"
 #include "gemmkit/gemm.hpp"
+#include "sched/tile_scheduler.hpp"
 
 namespace gemmkit::sm90 {
 
@@ -41,15 +42,16 @@ struct Launch {
 Status can_implement(const GemmDesc& d);
 
 // Workspace bytes for padded operand copies and split-K partials (args may be null: pointers
-// taken as aligned). `split`: the pieces asked for (0: the kernel's own choice).
+// taken as aligned). `split`: the pieces asked for (1: none, 0: split_count's choice).
 std::size_t workspace_bytes(const TileConfig& cfg, const GemmDesc& d, const GemmArgs* args,
                             int split);
 
-// Runs one configuration: stages the operands (workspace from opt, else gemmkit's device
-// pool), encodes the tensor maps, launches the persistent grid on opt.stream. `split`: split-K
-// pieces per tile (1: data-parallel, 0: split_count's choice).
-Status run(const TileConfig& cfg, int split, const GemmDesc& d, const GemmArgs& args,
-           const Options& opt);
+// Runs one configuration in a scheduler mode (DataParallel, or SplitK into `split` K pieces
+// per tile; 0: split_count's choice) as the planner's LaunchPlan says: stages the operands
+// (workspace from opt, else gemmkit's device pool), encodes the tensor maps, launches the
+// persistent grid on opt.stream.
+Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d,
+           const GemmArgs& args, const Options& opt);
 
 // Launches the kernel of one tile width and cluster size on staged operands (one translation
 // unit each).

@@ -1,0 +1,106 @@
+// The planner's ranking: every (kernel, mode, split) a kernel's config supports, refused by
+// can_implement or predicted by the ledger, fastest first.
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/status.hpp"
+#include "dispatch/planner.hpp"
+#include "ledger/tile_ledger.hpp"
+
+namespace gemmkit::dispatch {
+
+namespace {
+
+constexpr int kMaxSplit = 64;         // the most K pieces any kernel here takes
+constexpr int kMinItersPerSplit = 4;  // BK steps each piece keeps (the pipeline must fill)
+
+Candidate candidate(const KernelInfo* k, sched::Mode mode, int split, Status status = {}) {
+  Candidate c;
+  c.kernel = k;
+  c.mode = mode;
+  c.split = split;
+  c.status = std::move(status);
+  return c;
+}
+
+}  // namespace
+
+std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::Mode mode,
+                              int workers) {
+  if (mode == sched::Mode::DataParallel) return {1};
+  if (mode != sched::Mode::SplitK || c.tile_m <= 0 || c.tile_n <= 0 || c.tile_k <= 0) return {};
+  const std::int64_t tiles = sched::ceil_div(d.m, c.tile_m) * sched::ceil_div(d.n, c.tile_n) *
+                             std::max<std::int64_t>(1, d.batch);
+  const std::int64_t k_iters = sched::ceil_div(d.k, c.tile_k);
+  if (tiles <= 0) return {};
+  const std::int64_t most =
+      std::min<std::int64_t>({workers / tiles, k_iters / kMinItersPerSplit, kMaxSplit});
+  std::vector<int> out;
+  for (std::int64_t s = 2; s <= most; s *= 2) out.push_back(static_cast<int>(s));
+  if (most >= 2 && (out.empty() || out.back() != most)) out.push_back(static_cast<int>(most));
+  return out;
+}
+
+ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelConfig& c, int split,
+                                  const ledger::Machine& machine) {
+  ledger::Coefficients co;
+  co.compute_efficiency = isa_compute_efficiency(c.isa, machine.simd_bits);
+  return ledger::predict(d, beta, to_tile_config(c, d.compute, split), machine, co);
+}
+
+std::vector<Candidate> rank_candidates(const GemmDesc& d, double beta,
+                                       const std::vector<const KernelInfo*>& kernels,
+                                       const ledger::Machine& machine, int forced_split) {
+  std::vector<Candidate> out;
+  for (const KernelInfo* k : kernels) {
+    const KernelConfig& cfg = k->config;
+    Status can = k->can_implement ? k->can_implement(d) : Status{};
+    for (sched::Mode mode : kAllModes) {
+      if (!cfg.supports(mode)) continue;
+      if (forced_split == 1 && mode != sched::Mode::DataParallel) continue;
+      if (forced_split > 1 && mode != sched::Mode::SplitK) continue;
+      if (!can) {  // one refused row per kernel, whatever its modes
+        out.push_back(candidate(k, mode, 1, can));
+        break;
+      }
+      if (mode == sched::Mode::StreamK) {
+        out.push_back(candidate(k, mode, 1,
+                                GEMMKIT_UNSUPPORTED("stream-K is not modelled by the ledger yet")));
+        continue;
+      }
+      const std::vector<int> splits = forced_split > 1
+                                          ? std::vector<int>{forced_split}
+                                          : split_counts(d, cfg, mode, machine.sm_count);
+      for (int split : splits) {
+        Candidate c = candidate(k, mode, split);
+        try {
+          c.prediction = predict_config(d, beta, cfg, split, machine);
+          const ledger::TileLedger t =
+              ledger::analyze_tile(d, to_tile_config(cfg, d.compute, split), machine, beta);
+          c.waves = t.waves;
+          c.tail_efficiency = t.tail_efficiency;
+        } catch (const std::exception& e) {
+          c.status = GEMMKIT_UNSUPPORTED(std::string("the ledger refuses the config: ") + e.what());
+        }
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Candidate& x, const Candidate& y) {
+    if (x.status.ok() != y.status.ok()) return x.status.ok();
+    if (!x.status.ok()) return false;  // refused ones keep registry order
+    if (x.predicted_s() != y.predicted_s()) return x.predicted_s() < y.predicted_s();
+    return x.kernel->priority > y.kernel->priority;
+  });
+  // The ties with the fastest: by priority (stable: then the faster, then registry order).
+  auto tied = out.begin();
+  while (tied != out.end() && tied->status &&
+         tied->predicted_s() <= out.front().predicted_s() * (1 + kTieTolerance))
+    ++tied;
+  std::stable_sort(out.begin(), tied, [](const Candidate& x, const Candidate& y) {
+    return x.kernel->priority > y.kernel->priority;
+  });
+  return out;
+}
+
+}  // namespace gemmkit::dispatch
