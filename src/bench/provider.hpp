@@ -42,8 +42,8 @@ std::unique_ptr<Provider> make_openblas_provider(const GemmDesc& desc, double al
                                                  int threads);
 
 // cuBLASLt (heuristic algorithm, 32 MiB workspace). Without CUDA: unsupported().
-// `fp32_reduction`: the heuristic may only pick split-K algorithms that sum the partials in
-// the compute type (CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK), not in D's type.
+// `fp32_reduction`: the heuristic may only pick split-K algorithms that sum the partials in a
+// workspace of the compute type (CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK), not in D.
 std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc& desc, double alpha, double beta,
                                                  bool fp32_reduction = false);
 

@@ -128,9 +128,10 @@ class CublasLtProvider final : public Provider {
                            "set MAX_WORKSPACE_BYTES");
         !e.empty())
       return e;
-    if (fp32_reduction_) {  // split-K partials summed in the compute type, never in D's type
-      const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_INPLACE |
-                                 CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+    if (fp32_reduction_) {
+      // Split-K partials summed in a workspace of the compute type only: the in-place scheme
+      // sums them in D (bf16 on 4097^3, outside the fp32-accumulation bound; H200, 2026-12-01).
+      const std::uint32_t mask = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
       if (std::string e = lt(cublasLtMatmulPreferenceSetAttribute(
                                  pref_, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask,
                                  sizeof mask),

@@ -66,6 +66,8 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
         if (Status s = sm90::can_implement(d); !s) return s;
         if (cfg.large_m && std::min(d.m, d.n) > 64)
           return GEMMKIT_UNSUPPORTED("the 128x64 sm90 tile serves M or N <= 64 (decode)");
+        if (cfg.large_m && gemv::can_implement(d))
+          return GEMMKIT_UNSUPPORTED("the small-N kernel serves this problem (M or N <= 2)");
         return {};
       },
       .run = [cfg](const GemmDesc& d, const GemmArgs& a, const LaunchPlan& plan,

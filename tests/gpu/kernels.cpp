@@ -399,7 +399,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, CudaKernel, ::testing::ValuesIn(kRungs),
                            return n;
                          });
 
-// The decode tile (cuda.sm90_gemm_tma_ws_128x64x64_s8): M or N <= 64, the large side as the
+// The decode tile (cuda.sm90_gemm_tma_ws_128x64x64_s8): M or N <= 64 (down to 3; 1 and 2 with
+// K contiguous are the small-N kernel's), the large side as the
 // tile's M, split-K over the SMs. Both orientations (small M: x @ W^T decode; small N),
 // every transpose and layout, dtypes, split counts, unaligned leading dimensions and bases
 // (the staging path), beta == 0 with NaN C, repeatable bits.
@@ -511,8 +512,8 @@ TEST(CudaLargeOperand, MoreThan2To31Elements) {
 TEST(CudaDecodeKernel, SmallSideEdgesAndSplits) {
   std::uint64_t seed = 2000;
   int i = 0;
-  for (std::int64_t small : {1, 2, 7, 8, 16, 33, 63, 64})
-    for (std::int64_t large : {1, 127, 129, 1000, 4099}) {
+  for (std::int64_t small : {3, 7, 8, 16, 33, 63, 64})
+    for (std::int64_t large : {3, 127, 129, 1000, 4099}) {
       const std::int64_t k = i % 3 == 0 ? 8 : i % 3 == 1 ? 520 : 4100;
       const bool small_m = i++ % 2 == 0;
       const Case c{.m = small_m ? small : large, .n = small_m ? large : small, .k = k,

@@ -1,4 +1,5 @@
 // The sm90 kernel family's front: architecture check, workspace, staging, launch.
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -99,8 +100,11 @@ std::size_t workspace_bytes(const TileConfig& cfg, const GemmDesc& d, const Gemm
                             int split) {
   const gpu::Problem pr = problem_of(cfg, d, args);
   const DeviceInfo* dev = device_info();
-  const std::int64_t splits = splits_of(cfg, pr, dev != nullptr ? dev->sms : 0, split);
-  return layout_of(cfg, pr, splits, true).total();
+  const int sms = dev != nullptr ? dev->sms : 0;
+  const std::size_t bytes = layout_of(cfg, pr, splits_of(cfg, pr, sms, split), true).total();
+  if (!cfg.large_m || split <= 1) return bytes;
+  // run() may take its own count instead (large_m, no count forced): room for either.
+  return std::max(bytes, layout_of(cfg, pr, splits_of(cfg, pr, sms, 0), true).total());
 }
 
 Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d,
@@ -108,6 +112,10 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
   if (mode == sched::Mode::StreamK)
     return GEMMKIT_UNSUPPORTED("the sm90 kernels do not run stream-K yet");
   if (mode == sched::Mode::DataParallel) split = 1;
+  // The planner counts tiles in the caller's orientation; a large_m tile runs the other one
+  // (decode: 32 tiles of 128 rows where the planner sees 64 of 64 columns): its split count is
+  // the kernel's own unless the caller forced one.
+  if (cfg.large_m && mode == sched::Mode::SplitK && opt.split_k <= 0) split = 0;
   const DeviceInfo* dev = device_info();
   if (dev == nullptr || !dev->sm90)
     return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::Backend,
