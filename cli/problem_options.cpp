@@ -17,6 +17,17 @@ DType dtype_or_throw(const std::string& s, const char* flag) {
   return t;
 }
 
+ScaleMode scale_or_throw(const std::string& s, const char* flag) {
+  if (s == "none") return ScaleMode::None;
+  if (s == "tensor") return ScaleMode::Tensor;
+  if (s == "row") return ScaleMode::Row;
+  if (s == "column" || s == "col") return ScaleMode::Column;
+  if (s == "block1x128") return ScaleMode::Block1x128;
+  if (s == "block128x128") return ScaleMode::Block128x128;
+  throw CLI::ValidationError(
+      flag, "scale must be none, tensor, row, column, block1x128 or block128x128, not '" + s + "'");
+}
+
 Layout layout_or_throw(const std::string& s, const char* flag) {
   if (s == "row" || s == "r" || s == "rowmajor") return Layout::RowMajor;
   if (s == "col" || s == "c" || s == "colmajor" || s == "column") return Layout::ColMajor;
@@ -75,6 +86,13 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes) {
   size("--ldc", &ldc, Arg::Ldc, "leading dimension of C and D (0: packed)");
   cmd->add_option("--alpha", alpha, "alpha")->capture_default_str();
   cmd->add_option("--beta", beta, "beta")->capture_default_str();
+  cmd->add_option("--scale-a", scale_a,
+                  "scale of A: none, tensor, row, block1x128, block128x128 (fp32; fp8 A is "
+                  "quantized from f32 with scales from the amax)")
+      ->capture_default_str();
+  cmd->add_option("--scale-b", scale_b,
+                  "scale of B: none, tensor, column, block1x128, block128x128")
+      ->capture_default_str();
   cmd->add_option("--backend", backend, "auto, cpu or cuda")->capture_default_str();
   cmd->add_option("--kernel", kernel, "force a registered kernel by name (see `gemmkit kernels`)");
   cmd->add_option("--seed", seed, "seed of the U[-1,1] fills")->capture_default_str();
@@ -112,6 +130,8 @@ GemmDesc ProblemOptions::desc() const {
              .d = {td, lc, ldc, 0},
              .batch = batch,
              .compute = tcomp};
+  d.scale_a.mode = scale_or_throw(scale_a, "--scale-a");
+  d.scale_b.mode = scale_or_throw(scale_b, "--scale-b");
   // One matrix first (sizes, lds, bytes of one matrix), so that the packed batch strides are
   // computed only from sizes that fit; then the batches.
   GemmDesc one = d;

@@ -45,10 +45,25 @@ struct EpilogueDesc {
 // op(A)), and sb_j = scale_b[0] (Tensor) or scale_b[j] (Column: N values, one per column of
 // op(B)); fp32, contiguous, the same for every batch entry. Like A and B they are read only when
 // alpha != 0 and K > 0. Row is for A only, Column for B only.
-enum class ScaleMode : std::uint8_t { None, Tensor, Row, Column };
+//
+// Block scales (DeepGEMM's fp8 layout) vary along K, so they scale each element before the
+// product: D = act(alpha * sum_p (op(A)_ip sa(i, p)) (op(B)_pj sb(p, j)) + bias + beta * C).
+//   Block1x128    one scale per 1 x 128 block: sa(i, p) = S_A(i, p / 128), S_A is M x K/128;
+//                 for B per column of op(B): sb(p, j) = S_B(p / 128, j), S_B is K/128 x N.
+//   Block128x128  one scale per 128 x 128 block: S_A(i / 128, p / 128) of a ceil(M/128) x K/128
+//                 matrix; S_B(p / 128, j / 128) of a K/128 x ceil(N/128) matrix.
+// K must be a multiple of 128 (else InvalidValue naming scale_a / scale_b: never a silent
+// truncation). S is fp32, stored with ScaleDesc::layout and ::ld (0: packed), the same for every
+// batch entry; scale_extent_a / scale_extent_b give its rows and columns. DeepGEMM's own layouts
+// are the column-major defaults: A's (M, K/128) scales M-major, B's (N/128, K/128) row-major,
+// which is this S_B column-major with ld = K/128.
+enum class ScaleMode : std::uint8_t { None, Tensor, Row, Column, Block1x128, Block128x128 };
 struct ScaleDesc {
   ScaleMode mode = ScaleMode::None;
+  Layout layout = Layout::ColMajor;  // of the block-scale matrix S (block modes only)
+  std::int64_t ld = 0;               // of S; 0: packed
 };
+inline constexpr std::int64_t kScaleBlock = 128;  // the block edge of the Block modes
 
 // The problem. op(A) is M x K, op(B) is K x N, C and D are M x N.
 // A is stored M x K when trans_a == NoTrans and K x M otherwise (likewise B).
@@ -72,8 +87,8 @@ struct GemmArgs {
   double alpha = 1.0;
   double beta = 0.0;
   const void* bias = nullptr;  // EpilogueDesc::bias != None: M or N values of bias_dtype
-  const float* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values
-  const float* scale_b = nullptr;  // 1 or N values
+  const float* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values, or S_A
+  const float* scale_b = nullptr;  // 1 or N values, or S_B
 };
 
 struct Options {
@@ -94,8 +109,12 @@ struct Extent {
 Extent stored_extent_a(const GemmDesc& d) noexcept;
 Extent stored_extent_b(const GemmDesc& d) noexcept;
 Extent stored_extent_cd(const GemmDesc& d) noexcept;
+// Rows and columns of the scale matrix S of A and of B (ScaleDesc): {1, 1} for Tensor, {M, 1}
+// for Row, {1, N} for Column, the block grids above; {0, 0} for None.
+Extent scale_extent_a(const GemmDesc& d) noexcept;
+Extent scale_extent_b(const GemmDesc& d) noexcept;
 
-// Replace ld == 0 by the packed leading dimension of each operand.
+// Replace ld == 0 by the packed leading dimension of each operand (and of block scales).
 GemmDesc with_default_lds(GemmDesc d) noexcept;
 
 // Validate the problem (sizes, leading dimensions, dtypes, batch) and ask whether a kernel

@@ -15,6 +15,8 @@ struct OperandSet {
   const void* b = nullptr;
   const void* c = nullptr;
   void* d = nullptr;
+  const float* scale_a = nullptr;  // the case's scales (HostCase), shared by every set
+  const float* scale_b = nullptr;
 };
 
 class Provider {

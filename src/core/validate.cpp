@@ -46,7 +46,29 @@ bool valid_activation(Activation a) {
 }
 bool valid_scale_mode(ScaleMode s) {
   return s == ScaleMode::None || s == ScaleMode::Tensor || s == ScaleMode::Row ||
-         s == ScaleMode::Column;
+         s == ScaleMode::Column || is_block_scale(s);
+}
+
+// A block-scale descriptor: K in whole blocks, a layout, a leading dimension that fits S.
+Status check_block_scale(const GemmDesc& d, bool is_a) {
+  const ScaleDesc& s = is_a ? d.scale_a : d.scale_b;
+  const Arg arg = is_a ? Arg::ScaleA : Arg::ScaleB;
+  const std::string name = is_a ? "scale_a" : "scale_b";
+  if (!is_block_scale(s.mode)) return {};
+  // A partial last K block would silently scale a tail by another block's scale.
+  if (d.k % kScaleBlock != 0)
+    return GEMMKIT_INVALID(arg, name + ": K = " + std::to_string(d.k) +
+                                    " is not a multiple of the scale block " +
+                                    std::to_string(kScaleBlock));
+  if (!valid_layout(s.layout)) return GEMMKIT_INVALID(arg, name + ".layout is not row/col");
+  const Extent e = is_a ? scale_extent_a(d) : scale_extent_b(d);
+  if (s.ld < min_ld(s.layout, e))
+    return GEMMKIT_INVALID(arg, name + ".ld = " + std::to_string(s.ld) + " is below max(1, " +
+                                    (s.layout == Layout::ColMajor ? "rows" : "cols") +
+                                    ") = " + std::to_string(min_ld(s.layout, e)) + " of its " +
+                                    std::to_string(e.rows) + " x " + std::to_string(e.cols) +
+                                    " blocks");
+  return {};
 }
 bool is_bias_dtype(DType t) {
   return t == DType::F32 || t == DType::BF16 || t == DType::F16 || t == DType::F64;
@@ -127,11 +149,15 @@ Status validate_desc(const GemmDesc& d) {
   if (!valid_activation(d.epilogue.act))
     return GEMMKIT_INVALID(Arg::Epilogue,
                            "epilogue.act is not none/relu/gelu_erf/gelu_tanh/silu");
-  // Scales: per tensor, per row of op(A), per column of op(B).
+  // Scales: per tensor, per row of op(A), per column of op(B), per block.
   if (!valid_scale_mode(d.scale_a.mode) || d.scale_a.mode == ScaleMode::Column)
-    return GEMMKIT_INVALID(Arg::ScaleA, "scale_a.mode is not none/tensor/row");
+    return GEMMKIT_INVALID(Arg::ScaleA,
+                           "scale_a.mode is not none/tensor/row/block1x128/block128x128");
   if (!valid_scale_mode(d.scale_b.mode) || d.scale_b.mode == ScaleMode::Row)
-    return GEMMKIT_INVALID(Arg::ScaleB, "scale_b.mode is not none/tensor/column");
+    return GEMMKIT_INVALID(Arg::ScaleB,
+                           "scale_b.mode is not none/tensor/column/block1x128/block128x128");
+  if (Status s = check_block_scale(d, true); !s) return s;
+  if (Status s = check_block_scale(d, false); !s) return s;
   if (integer && (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None))
     return GEMMKIT_INVALID(d.scale_a.mode != ScaleMode::None ? Arg::ScaleA : Arg::ScaleB,
                            "an integer GEMM (exact i32 output) takes no scales");
@@ -170,9 +196,13 @@ Status validate_args(const GemmDesc& d, const GemmArgs& a) {
     const Arg arg = is_a ? Arg::ScaleA : Arg::ScaleB;
     if (mode == ScaleMode::None || !reads_ab) continue;
     if (p == nullptr) return GEMMKIT_INVALID(arg, is_a ? "scale_a is null" : "scale_b is null");
-    const std::int64_t len = mode == ScaleMode::Tensor ? 1 : is_a ? d.m : d.n;
-    const MatrixDesc s{.dtype = DType::F32, .layout = Layout::ColMajor, .ld = len};
-    if (overlaps(rd, byte_range(p, s, {len, 1}, 1)))
+    const ScaleDesc& sd = is_a ? d.scale_a : d.scale_b;
+    const Extent e = is_a ? scale_extent_a(d) : scale_extent_b(d);
+    const MatrixDesc s{.dtype = DType::F32,
+                       .layout = is_block_scale(mode) ? sd.layout : Layout::ColMajor,
+                       .ld = is_block_scale(mode) ? sd.ld : e.rows * e.cols};
+    const Extent flat = is_block_scale(mode) ? e : Extent{e.rows * e.cols, 1};
+    if (overlaps(rd, byte_range(p, s, flat, 1)))
       return GEMMKIT_INVALID(Arg::D, is_a ? "D overlaps scale_a" : "D overlaps scale_b");
   }
   if (d.epilogue.bias != BiasMode::None) {

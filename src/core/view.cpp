@@ -11,6 +11,38 @@ Extent stored_extent_b(const GemmDesc& d) noexcept {
 Extent stored_extent_cd(const GemmDesc& d) noexcept { return Extent{d.m, d.n}; }
 
 namespace {
+std::int64_t blocks(std::int64_t x) { return (x + kScaleBlock - 1) / kScaleBlock; }
+}  // namespace
+Extent scale_extent_a(const GemmDesc& d) noexcept {
+  switch (d.scale_a.mode) {
+    case ScaleMode::Tensor:
+      return {1, 1};
+    case ScaleMode::Row:
+      return {d.m, 1};
+    case ScaleMode::Block1x128:
+      return {d.m, d.k / kScaleBlock};
+    case ScaleMode::Block128x128:
+      return {blocks(d.m), d.k / kScaleBlock};
+    default:
+      return {0, 0};
+  }
+}
+Extent scale_extent_b(const GemmDesc& d) noexcept {
+  switch (d.scale_b.mode) {
+    case ScaleMode::Tensor:
+      return {1, 1};
+    case ScaleMode::Column:
+      return {1, d.n};
+    case ScaleMode::Block1x128:
+      return {d.k / kScaleBlock, d.n};
+    case ScaleMode::Block128x128:
+      return {d.k / kScaleBlock, blocks(d.n)};
+    default:
+      return {0, 0};
+  }
+}
+
+namespace {
 // The smallest legal leading dimension of a stored rows x cols matrix: max(1, rows) for
 // column-major, max(1, cols) for row-major (what BLAS calls LDA >= max(1, nrowa)).
 std::int64_t packed_ld(Layout l, Extent e) noexcept {
@@ -24,6 +56,10 @@ GemmDesc with_default_lds(GemmDesc d) noexcept {
   if (d.b.ld == 0) d.b.ld = packed_ld(d.b.layout, stored_extent_b(d));
   if (d.c.ld == 0) d.c.ld = packed_ld(d.c.layout, stored_extent_cd(d));
   if (d.d.ld == 0) d.d.ld = packed_ld(d.d.layout, stored_extent_cd(d));
+  if (d.scale_a.ld == 0 && core::is_block_scale(d.scale_a.mode))
+    d.scale_a.ld = packed_ld(d.scale_a.layout, scale_extent_a(d));
+  if (d.scale_b.ld == 0 && core::is_block_scale(d.scale_b.mode))
+    d.scale_b.ld = packed_ld(d.scale_b.layout, scale_extent_b(d));
   return d;
 }
 
@@ -52,3 +88,20 @@ GemmDesc with_packed_batch_strides(GemmDesc d) noexcept {
 
 }  // namespace core
 }  // namespace gemmkit
+
+namespace gemmkit::core {
+
+BlockScale block_scale(const GemmDesc& d, const float* p, bool is_a) noexcept {
+  const ScaleDesc& sd = is_a ? d.scale_a : d.scale_b;
+  if (!is_block_scale(sd.mode)) return {};
+  const Strides s = stored_strides(sd.layout, sd.ld);  // of S: (rows, cols)
+  BlockScale b;
+  b.base = p;
+  // A: S_A(i-block, p-block) -> s as is. B: S_B(p-block, j-block) seen as (j-block, p-block).
+  b.s = is_a ? s : Strides{s.col, s.row};
+  b.rshift = sd.mode == ScaleMode::Block128x128 ? 7 : 0;
+  b.kshift = 7;
+  return b;
+}
+
+}  // namespace gemmkit::core

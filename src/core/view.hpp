@@ -35,6 +35,27 @@ constexpr std::int64_t footprint(Layout l, Extent e, std::int64_t ld) noexcept {
   return l == Layout::ColMajor ? (e.cols - 1) * ld + e.rows : (e.rows - 1) * ld + e.cols;
 }
 
+// True for the scale modes that vary along K (ScaleMode::Block1x128, Block128x128).
+constexpr bool is_block_scale(ScaleMode m) noexcept {
+  return m == ScaleMode::Block1x128 || m == ScaleMode::Block128x128;
+}
+
+// Where a block scale lives: sa(i, p) = base[(i >> rshift) * s.row + (p >> kshift) * s.col] for
+// A (r = i of op(A)); for B the same with r = j (op(B) seen transposed: s swapped). shift 7 is
+// the block of 128, 0 one scale per row / column.
+static_assert(kScaleBlock == 128, "BlockScale's shifts of 7");
+struct BlockScale {
+  const float* base = nullptr;
+  Strides s;
+  int rshift = 0, kshift = 7;
+  float at(std::int64_t r, std::int64_t p) const noexcept {
+    return base[(r >> rshift) * s.row + (p >> kshift) * s.col];
+  }
+};
+// The block scale of A (is_a) or of op(B)^T (element (j, p)) of a descriptor with defaulted
+// lds; base null when that operand has no block scale.
+BlockScale block_scale(const GemmDesc& d, const float* p, bool is_a) noexcept;
+
 // Requires lds already defaulted (with_default_lds).
 ProblemView make_view(const GemmDesc& d) noexcept;
 

@@ -93,6 +93,9 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
     if (desc.scale_b.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_b[0]);
     if (desc.scale_a.mode == ScaleMode::Row) pr.ep.srow = args.scale_a;
     if (desc.scale_b.mode == ScaleMode::Column) pr.ep.scol = args.scale_b;
+    // Block scales vary along K: applied to each element as it is packed.
+    pr.a.scale = core::block_scale(desc, args.scale_a, true);
+    pr.bt.scale = core::block_scale(desc, args.scale_b, false);
   }
   return pr;
 }

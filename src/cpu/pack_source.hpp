@@ -16,6 +16,8 @@ enum class PackConvert : std::uint8_t {
   Bf16ToF32,  // bf16 bits << 16
   F16ToF32,   // F16C where the file is built with it, else the exact software path
   I8ToI32,
+  E4M3ToF32,  // OCP fp8 through a 256-entry table (exact: every fp8 value is a float)
+  E5M2ToF32,
   Custom,  // compute = custom(ctx, row, col)
 };
 
@@ -28,6 +30,9 @@ struct PackSource {
   PackConvert convert = PackConvert::Copy;
   T (*custom)(const void* ctx, std::int64_t r, std::int64_t p) = nullptr;
   const void* ctx = nullptr;
+  // Block scales (ScaleMode::Block1x128 / Block128x128): the converted element (r, p) is
+  // multiplied by scale.at(r, p) while packing (dequantize-on-pack); base null: none.
+  core::BlockScale scale = {};
 };
 
 // The conversion for a stored dtype into compute type T, or false when there is none built in.
@@ -36,6 +41,8 @@ inline bool pack_convert_for(DType stored, DType compute, PackConvert* out) {
   if (compute == DType::F32 && stored == DType::BF16) return *out = PackConvert::Bf16ToF32, true;
   if (compute == DType::F32 && stored == DType::F16) return *out = PackConvert::F16ToF32, true;
   if (compute == DType::I32 && stored == DType::I8) return *out = PackConvert::I8ToI32, true;
+  if (compute == DType::F32 && stored == DType::E4M3) return *out = PackConvert::E4M3ToF32, true;
+  if (compute == DType::F32 && stored == DType::E5M2) return *out = PackConvert::E5M2ToF32, true;
   return false;
 }
 
