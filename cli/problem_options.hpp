@@ -29,6 +29,9 @@ struct ProblemOptions {
   std::int64_t lda = 0, ldb = 0, ldc = 0;
   double alpha = 1.0, beta = 0.0;
   std::string scale_a = "none", scale_b = "none";  // ScaleDesc modes (packed, column-major)
+  std::int64_t group_size = 128;                   // --scale-b group
+  std::string scale_dtype = "f32";                 // of group scales
+  bool zero_points = false;
   std::string backend = "auto";
   std::uint64_t seed = 1;
   bool json = false;

@@ -57,11 +57,26 @@ struct EpilogueDesc {
 // batch entry; scale_extent_a / scale_extent_b give its rows and columns. DeepGEMM's own layouts
 // are the column-major defaults: A's (M, K/128) scales M-major, B's (N/128, K/128) row-major,
 // which is this S_B column-major with ld = K/128.
-enum class ScaleMode : std::uint8_t { None, Tensor, Row, Column, Block1x128, Block128x128 };
+//
+// Weight-only quantization (w8a16, w4a16): A floating (f32, bf16, f16), B integer (i8, or i4
+// two a byte, element 2i of the stored matrix in the low nibble of byte i, each nibble two's
+// complement: 0x8 = -8, 0xF = -1; gemmkit/convert.hpp's int4_get), f32 accumulation, a
+// floating D, and for B
+//   Group         one scale per `group` (32, 64 or 128) consecutive K of each column of op(B):
+//                 op(B)_pj = (q_pj - z(p / group, j)) * s(p / group, j), S (and Z) K/group x N,
+//                 with ScaleDesc::layout and ::ld, scales of ScaleDesc::dtype (f32, f16, bf16);
+//                 the zero points Z (GemmArgs::zero_b, when ScaleDesc::zero_points) are stored
+//                 exactly as S (the same dtype, layout and ld; fractional zeros allowed).
+//                 K must be a multiple of the group (else InvalidValue naming scale_b).
+// An integer B without Group is its integer values (scaled by any tensor / column scale).
+enum class ScaleMode : std::uint8_t { None, Tensor, Row, Column, Block1x128, Block128x128, Group };
 struct ScaleDesc {
   ScaleMode mode = ScaleMode::None;
-  Layout layout = Layout::ColMajor;  // of the block-scale matrix S (block modes only)
+  Layout layout = Layout::ColMajor;  // of the scale matrix S (block and group modes)
   std::int64_t ld = 0;               // of S; 0: packed
+  std::int64_t group = 0;            // Group: 32, 64 or 128 K values per scale
+  DType dtype = DType::F32;          // of S (and Z): f32; f16 / bf16 for Group
+  bool zero_points = false;          // Group: GemmArgs::zero_b holds Z
 };
 inline constexpr std::int64_t kScaleBlock = 128;  // the block edge of the Block modes
 
@@ -87,8 +102,9 @@ struct GemmArgs {
   double alpha = 1.0;
   double beta = 0.0;
   const void* bias = nullptr;  // EpilogueDesc::bias != None: M or N values of bias_dtype
-  const float* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values, or S_A
-  const float* scale_b = nullptr;  // 1 or N values, or S_B
+  const void* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values, or S_A (fp32)
+  const void* scale_b = nullptr;  // 1 or N values, or S_B (of ScaleDesc::dtype)
+  const void* zero_b = nullptr;   // ScaleDesc::zero_points: Z of the Group mode
 };
 
 struct Options {
@@ -110,7 +126,7 @@ Extent stored_extent_a(const GemmDesc& d) noexcept;
 Extent stored_extent_b(const GemmDesc& d) noexcept;
 Extent stored_extent_cd(const GemmDesc& d) noexcept;
 // Rows and columns of the scale matrix S of A and of B (ScaleDesc): {1, 1} for Tensor, {M, 1}
-// for Row, {1, N} for Column, the block grids above; {0, 0} for None.
+// for Row, {1, N} for Column, the block grids above, {K / group, N} for Group; {0, 0} for None.
 Extent scale_extent_a(const GemmDesc& d) noexcept;
 Extent scale_extent_b(const GemmDesc& d) noexcept;
 

@@ -112,17 +112,24 @@ enum gemmkit_activation {
 };
 enum gemmkit_scale_mode {
   GEMMKIT_SCALE_NONE = 0,
-  GEMMKIT_SCALE_TENSOR = 1,       /* one fp32 */
-  GEMMKIT_SCALE_ROW = 2,          /* A only: M fp32, one per row of op(A) */
-  GEMMKIT_SCALE_COLUMN = 3,       /* B only: N fp32, one per column of op(B) */
-  GEMMKIT_SCALE_BLOCK_1X128 = 4,  /* A: M x K/128 fp32; B: K/128 x N (K % 128 == 0) */
-  GEMMKIT_SCALE_BLOCK_128X128 = 5 /* A: ceil(M/128) x K/128; B: K/128 x ceil(N/128) */
+  GEMMKIT_SCALE_TENSOR = 1,        /* one fp32 */
+  GEMMKIT_SCALE_ROW = 2,           /* A only: M fp32, one per row of op(A) */
+  GEMMKIT_SCALE_COLUMN = 3,        /* B only: N fp32, one per column of op(B) */
+  GEMMKIT_SCALE_BLOCK_1X128 = 4,   /* A: M x K/128 fp32; B: K/128 x N (K % 128 == 0) */
+  GEMMKIT_SCALE_BLOCK_128X128 = 5, /* A: ceil(M/128) x K/128; B: K/128 x ceil(N/128) */
+  GEMMKIT_SCALE_GROUP = 6          /* B only (integer weights): K/group x N, w = (q - z) * s */
 };
 typedef struct gemmkit_scale {
-  int32_t mode;   /* enum gemmkit_scale_mode */
-  int32_t layout; /* of a block-scale matrix: GEMMKIT_ROW_MAJOR / GEMMKIT_COL_MAJOR; 0 = col */
-  int64_t ld;     /* of a block-scale matrix; 0 = packed */
-  const float* values;
+  int32_t mode;        /* enum gemmkit_scale_mode */
+  int32_t layout;      /* of a block / group scale matrix: GEMMKIT_ROW_MAJOR / COL_MAJOR; 0 = col */
+  int64_t ld;          /* of a block / group scale matrix; 0 = packed */
+  int32_t dtype;       /* of the scales (and zero points): GEMMKIT_DTYPE_DEFAULT = f32; f16 / bf16
+                          for groups */
+  int32_t group;       /* GEMMKIT_SCALE_GROUP: 32, 64 or 128 */
+  int32_t zero_points; /* nonzero: `zero` holds the group zero points, laid out as the scales */
+  int32_t reserved;
+  const void* values;
+  const void* zero;
 } gemmkit_scale;
 typedef struct gemmkit_fusion {
   int32_t bias_mode;  /* enum gemmkit_bias_mode */

@@ -46,7 +46,7 @@ class GemmkitProvider final : public Provider {
     Options o = opt_;
     o.stream = stream;
     GemmArgs args{s.a, s.b, s.c, s.d, alpha_, beta_};
-    args.scale_a = s.scale_a, args.scale_b = s.scale_b;
+    args.scale_a = s.scale_a, args.scale_b = s.scale_b, args.zero_b = s.zero_b;
     return gemm(desc_, args, o);
   }
 

@@ -26,10 +26,9 @@ struct Widened {
 };
 
 // Widens batch l of operand m (stored extent e, transpose `t`) exactly, in memory order; with
-// a block scale (`bs.base`), each element times its scale, as core::reference_visit reads it
-// (the product of two doubles, one of them a float: exact but for the 2^-53 rounding).
+// a block or group scale (`bs.base`), each element dequantized as core::reference_visit does.
 void widen(const MatrixDesc& m, Extent e, Op t, const void* base, std::int64_t l, Widened* w,
-           const core::BlockScale& bs = {}, bool is_a = true) {
+           const core::KScale& bs = {}, bool is_a = true) {
   const bool col = m.layout == Layout::ColMajor;
   const std::int64_t lines = col ? e.cols : e.rows, len = col ? e.rows : e.cols;
   w->rows = len;
@@ -59,7 +58,7 @@ void widen(const MatrixDesc& m, Extent e, Op t, const void* base, std::int64_t l
         const std::int64_t row = col ? r : q, cl = col ? q : r;  // of the stored matrix
         const bool op_rows = (t == Op::NoTrans) == is_a;  // stored rows are op's M (A) / N (B)
         const std::int64_t mn = op_rows ? row : cl, k = op_rows ? cl : row;
-        out[q * len + r] *= bs.at(mn, k);
+        out[q * len + r] = bs.dequant(out[q * len + r], mn, k);
       }
   w->op_is_x = col == (t == Op::NoTrans);
   w->op = w->op_is_x ? core::Strides{1, w->ld} : core::Strides{w->ld, 1};
@@ -85,9 +84,9 @@ std::vector<std::int64_t> nonfinite_lines(const Widened& w, bool rows, std::int6
 }
 
 // A tensor / row / column scale at row or column i (1 for none and for block scales).
-double vector_scale(const ScaleDesc& s, const float* p, std::int64_t i) {
-  if (s.mode == ScaleMode::None || core::is_block_scale(s.mode)) return 1.0;
-  return p[s.mode == ScaleMode::Tensor ? 0 : i];
+double vector_scale(const ScaleDesc& s, const void* p, std::int64_t i) {
+  if (s.mode == ScaleMode::None || core::varies_along_k(s.mode)) return 1.0;
+  return static_cast<const float*>(p)[s.mode == ScaleMode::Tensor ? 0 : i];
 }
 
 bool fits_blasint(std::int64_t v) { return v <= std::numeric_limits<blasint>::max(); }
@@ -166,9 +165,9 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
     double* gauge = want_gauge ? r.gauge.data() + l * mn : nullptr;
     if (use_ab) {
       widen(d.a, stored_extent_a(d), d.trans_a, args.a, l, &a,
-            core::block_scale(d, args.scale_a, true), true);
+            core::k_scale(d, args.scale_a, nullptr, true), true);
       widen(d.b, stored_extent_b(d), d.trans_b, args.b, l, &b,
-            core::block_scale(d, args.scale_b, false), false);
+            core::k_scale(d, args.scale_b, args.zero_b, false), false);
       p.resize(static_cast<std::size_t>(mn));
       if (want_gauge) g.resize(static_cast<std::size_t>(mn));
       fixed.clear();

@@ -48,11 +48,14 @@ struct HostCase {
   GemmDesc desc;  // lds defaulted
   double alpha = 1.0, beta = 0.0;
   std::vector<std::uint8_t> a, b, c, d;  // each: operand_bytes + kGuardBytes
-  // The scales the descriptor asks for (ScaleDesc; block scales with their ld): fp8 operands
-  // with a scale are quantize_fp8'd from U[-1, 1] f32 values (scales from the amax); other
-  // scales are U[0.5, 2].
-  std::vector<float> scale_a, scale_b;
-  const float* scale_ptr(bool is_a) const;  // null when that operand has no scale
+  // The scales the descriptor asks for (ScaleDesc: their dtype's bytes; block and group scales
+  // with their ld): fp8 operands with a scale are quantize_fp8'd from U[-1, 1] f32 values
+  // (scales from the amax); other scales are U[0.5, 2]. Integer weights B under floating A
+  // (weight-only) take their whole range (i8 -127..127, i4 -8..7), group scales U[0.5, 2] / 64
+  // and zero points (ScaleDesc::zero_points) integers in [-3, 3].
+  std::vector<std::uint8_t> scale_a, scale_b, zero_b;
+  const void* scale_ptr(bool is_a) const;  // null when that operand has no scale
+  const void* zero_ptr() const;            // null without zero points
   static constexpr std::size_t kGuardBytes = 64;
   static constexpr std::uint8_t kSentinel = 0x5A;
 

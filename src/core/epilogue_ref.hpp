@@ -54,9 +54,9 @@ void reference_visit_epilogue(const GemmDesc& d, const GemmArgs& args, bool want
   const ProblemView v = make_view(d);
   GemmArgs product = args;
   product.beta = 0.0;
-  auto scale = [&](const ScaleDesc& s, const float* p, std::int64_t i) {
-    if (!use_ab || s.mode == ScaleMode::None || is_block_scale(s.mode)) return 1.0;
-    return double(p[s.mode == ScaleMode::Tensor ? 0 : i]);
+  auto scale = [&](const ScaleDesc& s, const void* p, std::int64_t i) {
+    if (!use_ab || s.mode == ScaleMode::None || varies_along_k(s.mode)) return 1.0;
+    return double(static_cast<const float*>(p)[s.mode == ScaleMode::Tensor ? 0 : i]);
   };
   reference_visit(
       d, product, want_gauge,

@@ -51,10 +51,9 @@ Status quantize_fp8(const GemmDesc& desc_in, Arg operand, const MatrixDesc& src_
   };
   const Strides vs = view(core::stored_strides(s.layout, s.ld));
   const Strides vd = view(core::stored_strides(m.layout, m.ld));
-  const core::BlockScale bs = core::block_scale(d, scales, is_a);
+  const core::KScale bs = core::k_scale(d, scales, nullptr, is_a);
   auto scale_index = [&](std::int64_t r, std::int64_t p) -> std::int64_t {
-    if (core::is_block_scale(sd.mode))
-      return (r >> bs.rshift) * bs.s.row + (p >> bs.kshift) * bs.s.col;
+    if (core::is_block_scale(sd.mode)) return bs.index(r, p);
     return sd.mode == ScaleMode::Row || sd.mode == ScaleMode::Column ? r : 0;
   };
   std::int64_t groups = 1;

@@ -46,20 +46,33 @@ bool valid_activation(Activation a) {
 }
 bool valid_scale_mode(ScaleMode s) {
   return s == ScaleMode::None || s == ScaleMode::Tensor || s == ScaleMode::Row ||
-         s == ScaleMode::Column || is_block_scale(s);
+         s == ScaleMode::Column || varies_along_k(s);
 }
 
-// A block-scale descriptor: K in whole blocks, a layout, a leading dimension that fits S.
-Status check_block_scale(const GemmDesc& d, bool is_a) {
+// A scale descriptor: fp32 but for group scales (f16 / bf16 too), zero points with groups
+// only; for block and group scales K in whole blocks, a layout, an ld that fits S.
+Status check_scale(const GemmDesc& d, bool is_a) {
   const ScaleDesc& s = is_a ? d.scale_a : d.scale_b;
   const Arg arg = is_a ? Arg::ScaleA : Arg::ScaleB;
   const std::string name = is_a ? "scale_a" : "scale_b";
-  if (!is_block_scale(s.mode)) return {};
+  const bool group = s.mode == ScaleMode::Group;
+  if (s.mode == ScaleMode::None) return {};
+  if (!(s.dtype == DType::F32 || (group && (s.dtype == DType::F16 || s.dtype == DType::BF16))))
+    return GEMMKIT_INVALID(arg, name + ".dtype must be f32 (f16 or bf16 too for group scales)");
+  if (s.zero_points && !group)
+    return GEMMKIT_INVALID(arg, name + ": zero points come with group scales only");
+  if (group && !is_int(d.b.dtype))
+    return GEMMKIT_INVALID(arg, name + ": group scales dequantize integer weights (B i8 / i4)");
+  if (group && s.group != 32 && s.group != 64 && s.group != 128)
+    return GEMMKIT_INVALID(arg,
+                           name + ".group = " + std::to_string(s.group) + " is not 32, 64 or 128");
+  if (!varies_along_k(s.mode)) return {};
   // A partial last K block would silently scale a tail by another block's scale.
-  if (d.k % kScaleBlock != 0)
+  const std::int64_t block = group ? s.group : kScaleBlock;
+  if (d.k % block != 0)
     return GEMMKIT_INVALID(arg, name + ": K = " + std::to_string(d.k) +
-                                    " is not a multiple of the scale block " +
-                                    std::to_string(kScaleBlock));
+                                    " is not a multiple of the " +
+                                    (group ? "group " : "scale block ") + std::to_string(block));
   if (!valid_layout(s.layout)) return GEMMKIT_INVALID(arg, name + ".layout is not row/col");
   const Extent e = is_a ? scale_extent_a(d) : scale_extent_b(d);
   if (s.ld < min_ld(s.layout, e))
@@ -133,9 +146,15 @@ Status validate_desc(const GemmDesc& d) {
     return GEMMKIT_INVALID(Arg::DTypeC, "dtype of C cannot be an output type");
   if (!is_output_dtype(d.d.dtype))
     return GEMMKIT_INVALID(Arg::DTypeD, "dtype of D cannot be an output type");
-  if (is_int(d.a.dtype) != is_int(d.b.dtype))
-    return GEMMKIT_INVALID(Arg::DTypeB, "A and B must both be integer or both floating");
-  const bool integer = is_int(d.a.dtype);
+  // Weight-only quantization: floating activations A against integer weights B.
+  const bool weight_only = !is_int(d.a.dtype) && is_int(d.b.dtype);
+  if (is_int(d.a.dtype) != is_int(d.b.dtype) &&
+      !(weight_only &&
+        (d.a.dtype == DType::F32 || d.a.dtype == DType::BF16 || d.a.dtype == DType::F16)))
+    return GEMMKIT_INVALID(Arg::DTypeB,
+                           "A and B must both be integer or both floating, or A f32 / bf16 / f16 "
+                           "with integer weights B (weight-only)");
+  const bool integer = is_int(d.a.dtype) && is_int(d.b.dtype);
   if (integer ? d.compute != DType::I32
               : (d.compute != DType::F32 && d.compute != DType::F64))
     return GEMMKIT_INVALID(Arg::ComputeType, integer
@@ -150,14 +169,15 @@ Status validate_desc(const GemmDesc& d) {
     return GEMMKIT_INVALID(Arg::Epilogue,
                            "epilogue.act is not none/relu/gelu_erf/gelu_tanh/silu");
   // Scales: per tensor, per row of op(A), per column of op(B), per block.
-  if (!valid_scale_mode(d.scale_a.mode) || d.scale_a.mode == ScaleMode::Column)
+  if (!valid_scale_mode(d.scale_a.mode) || d.scale_a.mode == ScaleMode::Column ||
+      d.scale_a.mode == ScaleMode::Group)
     return GEMMKIT_INVALID(Arg::ScaleA,
                            "scale_a.mode is not none/tensor/row/block1x128/block128x128");
   if (!valid_scale_mode(d.scale_b.mode) || d.scale_b.mode == ScaleMode::Row)
     return GEMMKIT_INVALID(Arg::ScaleB,
-                           "scale_b.mode is not none/tensor/column/block1x128/block128x128");
-  if (Status s = check_block_scale(d, true); !s) return s;
-  if (Status s = check_block_scale(d, false); !s) return s;
+                           "scale_b.mode is not none/tensor/column/block1x128/block128x128/group");
+  if (Status s = check_scale(d, true); !s) return s;
+  if (Status s = check_scale(d, false); !s) return s;
   if (integer && (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None))
     return GEMMKIT_INVALID(d.scale_a.mode != ScaleMode::None ? Arg::ScaleA : Arg::ScaleB,
                            "an integer GEMM (exact i32 output) takes no scales");
@@ -192,18 +212,24 @@ Status validate_args(const GemmDesc& d, const GemmArgs& a) {
   // Scales: read with A and B (so only when alpha != 0 and K > 0); 1, M or N fp32 values.
   for (const bool is_a : {true, false}) {
     const ScaleMode mode = is_a ? d.scale_a.mode : d.scale_b.mode;
-    const float* p = is_a ? a.scale_a : a.scale_b;
+    const void* p = is_a ? a.scale_a : a.scale_b;
     const Arg arg = is_a ? Arg::ScaleA : Arg::ScaleB;
     if (mode == ScaleMode::None || !reads_ab) continue;
     if (p == nullptr) return GEMMKIT_INVALID(arg, is_a ? "scale_a is null" : "scale_b is null");
     const ScaleDesc& sd = is_a ? d.scale_a : d.scale_b;
     const Extent e = is_a ? scale_extent_a(d) : scale_extent_b(d);
-    const MatrixDesc s{.dtype = DType::F32,
-                       .layout = is_block_scale(mode) ? sd.layout : Layout::ColMajor,
-                       .ld = is_block_scale(mode) ? sd.ld : e.rows * e.cols};
-    const Extent flat = is_block_scale(mode) ? e : Extent{e.rows * e.cols, 1};
+    const bool grid = varies_along_k(mode);
+    const MatrixDesc s{.dtype = sd.dtype,
+                       .layout = grid ? sd.layout : Layout::ColMajor,
+                       .ld = grid ? sd.ld : e.rows * e.cols};
+    const Extent flat = grid ? e : Extent{e.rows * e.cols, 1};
     if (overlaps(rd, byte_range(p, s, flat, 1)))
       return GEMMKIT_INVALID(Arg::D, is_a ? "D overlaps scale_a" : "D overlaps scale_b");
+    if (!is_a && sd.zero_points) {  // Z: laid out as S
+      if (a.zero_b == nullptr) return GEMMKIT_INVALID(arg, "zero_b is null and zero_points set");
+      if (overlaps(rd, byte_range(a.zero_b, s, flat, 1)))
+        return GEMMKIT_INVALID(Arg::D, "D overlaps zero_b");
+    }
   }
   if (d.epilogue.bias != BiasMode::None) {
     // M (row) or N (column) contiguous values, read by every batch entry.

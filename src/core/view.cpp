@@ -1,5 +1,9 @@
 #include "core/view.hpp"
 
+#include <bit>
+
+#include "gemmkit/convert.hpp"
+
 namespace gemmkit {
 
 Extent stored_extent_a(const GemmDesc& d) noexcept {
@@ -37,6 +41,8 @@ Extent scale_extent_b(const GemmDesc& d) noexcept {
       return {d.k / kScaleBlock, d.n};
     case ScaleMode::Block128x128:
       return {d.k / kScaleBlock, blocks(d.n)};
+    case ScaleMode::Group:
+      return {d.scale_b.group > 0 ? d.k / d.scale_b.group : 0, d.n};
     default:
       return {0, 0};
   }
@@ -56,9 +62,9 @@ GemmDesc with_default_lds(GemmDesc d) noexcept {
   if (d.b.ld == 0) d.b.ld = packed_ld(d.b.layout, stored_extent_b(d));
   if (d.c.ld == 0) d.c.ld = packed_ld(d.c.layout, stored_extent_cd(d));
   if (d.d.ld == 0) d.d.ld = packed_ld(d.d.layout, stored_extent_cd(d));
-  if (d.scale_a.ld == 0 && core::is_block_scale(d.scale_a.mode))
+  if (d.scale_a.ld == 0 && core::varies_along_k(d.scale_a.mode))
     d.scale_a.ld = packed_ld(d.scale_a.layout, scale_extent_a(d));
-  if (d.scale_b.ld == 0 && core::is_block_scale(d.scale_b.mode))
+  if (d.scale_b.ld == 0 && core::varies_along_k(d.scale_b.mode))
     d.scale_b.ld = packed_ld(d.scale_b.layout, scale_extent_b(d));
   return d;
 }
@@ -91,17 +97,30 @@ GemmDesc with_packed_batch_strides(GemmDesc d) noexcept {
 
 namespace gemmkit::core {
 
-BlockScale block_scale(const GemmDesc& d, const float* p, bool is_a) noexcept {
+KScale k_scale(const GemmDesc& d, const void* p, const void* zero, bool is_a) noexcept {
   const ScaleDesc& sd = is_a ? d.scale_a : d.scale_b;
-  if (!is_block_scale(sd.mode)) return {};
+  if (!varies_along_k(sd.mode)) return {};
   const Strides s = stored_strides(sd.layout, sd.ld);  // of S: (rows, cols)
-  BlockScale b;
+  KScale b;
   b.base = p;
   // A: S_A(i-block, p-block) -> s as is. B: S_B(p-block, j-block) seen as (j-block, p-block).
   b.s = is_a ? s : Strides{s.col, s.row};
   b.rshift = sd.mode == ScaleMode::Block128x128 ? 7 : 0;
-  b.kshift = 7;
+  b.kshift = sd.mode == ScaleMode::Group ? std::countr_zero(std::uint64_t(sd.group)) : 7;
+  b.dtype = sd.dtype;
+  b.zero = sd.mode == ScaleMode::Group && sd.zero_points ? zero : nullptr;
   return b;
+}
+
+float KScale::load(const void* p, std::int64_t idx) const noexcept {
+  switch (dtype) {
+    case DType::F16:
+      return f16_to_float(static_cast<const std::uint16_t*>(p)[idx]);
+    case DType::BF16:
+      return bf16_to_float(static_cast<const std::uint16_t*>(p)[idx]);
+    default:
+      return static_cast<const float*>(p)[idx];
+  }
 }
 
 }  // namespace gemmkit::core

@@ -35,26 +35,46 @@ constexpr std::int64_t footprint(Layout l, Extent e, std::int64_t ld) noexcept {
   return l == Layout::ColMajor ? (e.cols - 1) * ld + e.rows : (e.rows - 1) * ld + e.cols;
 }
 
-// True for the scale modes that vary along K (ScaleMode::Block1x128, Block128x128).
+// True for the block scale modes (ScaleMode::Block1x128, Block128x128).
 constexpr bool is_block_scale(ScaleMode m) noexcept {
   return m == ScaleMode::Block1x128 || m == ScaleMode::Block128x128;
 }
+// True for the scale modes that vary along K (block and group scales): they scale each element
+// before the product, where the others scale the product.
+constexpr bool varies_along_k(ScaleMode m) noexcept {
+  return is_block_scale(m) || m == ScaleMode::Group;
+}
 
-// Where a block scale lives: sa(i, p) = base[(i >> rshift) * s.row + (p >> kshift) * s.col] for
-// A (r = i of op(A)); for B the same with r = j (op(B) seen transposed: s swapped). shift 7 is
-// the block of 128, 0 one scale per row / column.
-static_assert(kScaleBlock == 128, "BlockScale's shifts of 7");
-struct BlockScale {
-  const float* base = nullptr;
+// Where a scale that varies along K lives: for A, s(i, p) = S[(i >> rshift) * s.row + (p >>
+// kshift) * s.col]; for B the same with r = j (op(B) seen transposed: s swapped). rshift 7 is the
+// block of 128, 0 one scale per row / column; kshift 7 the block of 128, log2(group) for Group.
+// S holds `dtype` (f32, or f16 / bf16 for Group); Z (zero points, Group only) is laid out as S.
+// The dequantized element is (x - z) * s.
+static_assert(kScaleBlock == 128, "KScale's shifts of 7");
+struct KScale {
+  const void* base = nullptr;
   Strides s;
   int rshift = 0, kshift = 7;
+  DType dtype = DType::F32;
+  const void* zero = nullptr;
+  std::int64_t index(std::int64_t r, std::int64_t p) const noexcept {
+    return (r >> rshift) * s.row + (p >> kshift) * s.col;
+  }
+  float load(const void* p, std::int64_t idx) const noexcept;  // S's or Z's dtype
   float at(std::int64_t r, std::int64_t p) const noexcept {
-    return base[(r >> rshift) * s.row + (p >> kshift) * s.col];
+    const std::int64_t i = index(r, p);
+    return dtype == DType::F32 ? static_cast<const float*>(base)[i] : load(base, i);
+  }
+  float zero_at(std::int64_t r, std::int64_t p) const noexcept {
+    return zero ? load(zero, index(r, p)) : 0.0f;
+  }
+  double dequant(double x, std::int64_t r, std::int64_t p) const noexcept {
+    return zero ? (x - zero_at(r, p)) * at(r, p) : x * at(r, p);
   }
 };
-// The block scale of A (is_a) or of op(B)^T (element (j, p)) of a descriptor with defaulted
-// lds; base null when that operand has no block scale.
-BlockScale block_scale(const GemmDesc& d, const float* p, bool is_a) noexcept;
+// The K-varying scale of A (is_a) or of op(B)^T (element (j, p)) of a descriptor with defaulted
+// lds; base null when that operand has none.
+KScale k_scale(const GemmDesc& d, const void* p, const void* zero, bool is_a) noexcept;
 
 // Requires lds already defaulted (with_default_lds).
 ProblemView make_view(const GemmDesc& d) noexcept;

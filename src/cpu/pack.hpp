@@ -38,6 +38,10 @@ inline T load_converted(const PackSource<T>& src, std::int64_t r, std::int64_t p
   if constexpr (C == PackConvert::E4M3ToF32 || C == PackConvert::E5M2ToF32) {
     return fp8_values<C == PackConvert::E5M2ToF32>()[static_cast<const std::uint8_t*>(
         src.base)[idx]];
+  } else if constexpr (C == PackConvert::I8ToF32) {
+    return static_cast<T>(static_cast<const std::int8_t*>(src.base)[idx]);
+  } else if constexpr (C == PackConvert::I4ToF32) {
+    return static_cast<T>(int4_get(src.base, idx));
   } else if constexpr (C == PackConvert::Copy) {
     return static_cast<const T*>(src.base)[idx];
   } else if constexpr (C == PackConvert::Bf16ToF32) {
@@ -64,7 +68,7 @@ inline T load_converted(const PackSource<T>& src, std::int64_t r, std::int64_t p
 template <class T, PackConvert C, bool Scaled>
 inline T load_packed(const PackSource<T>& src, std::int64_t r, std::int64_t p) {
   if constexpr (Scaled)
-    return load_converted<T, C>(src, r, p) * static_cast<T>(src.scale.at(r, p));
+    return static_cast<T>(src.scale.dequant(load_converted<T, C>(src, r, p), r, p));
   else
     return load_converted<T, C>(src, r, p);
 }
@@ -121,6 +125,10 @@ void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, s
           return pack_panels_as<R, T, PackConvert::E4M3ToF32, true>(src, r0, rows, p0, kc, dst);
         case PackConvert::E5M2ToF32:
           return pack_panels_as<R, T, PackConvert::E5M2ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::I8ToF32:
+          return pack_panels_as<R, T, PackConvert::I8ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::I4ToF32:
+          return pack_panels_as<R, T, PackConvert::I4ToF32, true>(src, r0, rows, p0, kc, dst);
         case PackConvert::Bf16ToF32:
           return pack_panels_as<R, T, PackConvert::Bf16ToF32, true>(src, r0, rows, p0, kc, dst);
         case PackConvert::F16ToF32:
@@ -145,6 +153,10 @@ void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, s
       return pack_panels_as<R, T, PackConvert::E4M3ToF32>(src, r0, rows, p0, kc, dst);
     case PackConvert::E5M2ToF32:
       return pack_panels_as<R, T, PackConvert::E5M2ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::I8ToF32:
+      return pack_panels_as<R, T, PackConvert::I8ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::I4ToF32:
+      return pack_panels_as<R, T, PackConvert::I4ToF32>(src, r0, rows, p0, kc, dst);
     case PackConvert::Custom:
       return pack_panels_as<R, T, PackConvert::Custom>(src, r0, rows, p0, kc, dst);
   }

@@ -18,7 +18,9 @@ enum class PackConvert : std::uint8_t {
   I8ToI32,
   E4M3ToF32,  // OCP fp8 through a 256-entry table (exact: every fp8 value is a float)
   E5M2ToF32,
-  Custom,  // compute = custom(ctx, row, col)
+  I8ToF32,  // integer weights (weight-only): their value, dequantized by the group scale
+  I4ToF32,  // two a byte, low nibble first, sign-extended (convert.hpp's int4_get)
+  Custom,   // compute = custom(ctx, row, col)
 };
 
 // An operand as the packer sees it: element (r, p) at base[r * s.row + p * s.col] (in stored
@@ -30,9 +32,10 @@ struct PackSource {
   PackConvert convert = PackConvert::Copy;
   T (*custom)(const void* ctx, std::int64_t r, std::int64_t p) = nullptr;
   const void* ctx = nullptr;
-  // Block scales (ScaleMode::Block1x128 / Block128x128): the converted element (r, p) is
-  // multiplied by scale.at(r, p) while packing (dequantize-on-pack); base null: none.
-  core::BlockScale scale = {};
+  // Scales that vary along K (block and group scales, with group zero points): the converted
+  // element (r, p) becomes scale.dequant(x, r, p) while packing (dequantize-on-pack); base
+  // null: none.
+  core::KScale scale = {};
 };
 
 // The conversion for a stored dtype into compute type T, or false when there is none built in.
@@ -43,6 +46,8 @@ inline bool pack_convert_for(DType stored, DType compute, PackConvert* out) {
   if (compute == DType::I32 && stored == DType::I8) return *out = PackConvert::I8ToI32, true;
   if (compute == DType::F32 && stored == DType::E4M3) return *out = PackConvert::E4M3ToF32, true;
   if (compute == DType::F32 && stored == DType::E5M2) return *out = PackConvert::E5M2ToF32, true;
+  if (compute == DType::F32 && stored == DType::I8) return *out = PackConvert::I8ToF32, true;
+  if (compute == DType::F32 && stored == DType::I4) return *out = PackConvert::I4ToF32, true;
   return false;
 }
 

@@ -64,14 +64,18 @@ Status bias_supported(const GemmDesc& d) {
   return {};
 }
 
-// fp8 inputs (e4m3, e5m2) dequantize to f32 while packing, with their block scales if any.
+// fp8 inputs (e4m3, e5m2) and integer weights B under floating A (weight-only: i8, i4)
+// dequantize to f32 while packing, with their block / group scales if any.
 bool is_f32_input(DType t) { return is_f32_family(t) || t == DType::E4M3 || t == DType::E5M2; }
+bool is_weight(DType t) { return t == DType::I8 || t == DType::I4; }
 
 Status sgemm_supports(const GemmDesc& d) {
-  if (d.compute != DType::F32 || !is_f32_input(d.a.dtype) || !is_f32_input(d.b.dtype) ||
+  if (d.compute != DType::F32 || !is_f32_input(d.a.dtype) ||
+      !(is_f32_input(d.b.dtype) || (is_weight(d.b.dtype) && is_f32_family(d.a.dtype))) ||
       !is_f32_family(d.c.dtype) || !is_f32_family(d.d.dtype))
     return GEMMKIT_UNSUPPORTED(
-        "sgemm takes f32/bf16/f16/e4m3/e5m2 A and B, f32/bf16/f16 C and D, f32 accumulate");
+        "sgemm takes f32/bf16/f16/e4m3/e5m2 A, the same or i8/i4 weights B, f32/bf16/f16 C and "
+        "D, f32 accumulate");
   return bias_supported(d);
 }
 Status dgemm_supports(const GemmDesc& d) {

@@ -150,9 +150,12 @@ E to_enum(int v, int last) {
 }
 
 gemmkit::ScaleDesc to_scale(const gemmkit_scale& s) {
-  return {.mode = to_enum<gemmkit::ScaleMode>(s.mode, GEMMKIT_SCALE_BLOCK_128X128),
+  return {.mode = to_enum<gemmkit::ScaleMode>(s.mode, GEMMKIT_SCALE_GROUP),
           .layout = s.layout == 0 ? gemmkit::Layout::ColMajor : to_layout(s.layout),
-          .ld = s.ld};
+          .ld = s.ld,
+          .group = s.group,
+          .dtype = s.dtype == GEMMKIT_DTYPE_DEFAULT ? gemmkit::DType::F32 : to_dtype(s.dtype),
+          .zero_points = s.zero_points != 0};
 }
 
 // The fused epilogue and scales into the descriptor and the arguments (nothing when null).
@@ -169,6 +172,7 @@ void apply_fusion(const gemmkit_fusion* f, gemmkit::GemmDesc* d, gemmkit::GemmAr
     args->bias = f->bias;
     args->scale_a = f->scale_a.values;
     args->scale_b = f->scale_b.values;
+    args->zero_b = f->scale_b.zero;
   }
 }
 

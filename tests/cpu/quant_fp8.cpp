@@ -20,9 +20,14 @@
 #include "gemmkit/gemmkit.h"
 #include "gemmkit/quantize.hpp"
 #include "support/oracle.hpp"
+#include "support/quant_case.hpp"
 
 namespace gemmkit {
 namespace {
+
+using test::check_d;
+using test::production_kernels;
+using test::run_on;
 
 const char* mode_name(ScaleMode m) {
   switch (m) {
@@ -38,6 +43,8 @@ const char* mode_name(ScaleMode m) {
       return "block1x128";
     case ScaleMode::Block128x128:
       return "block128x128";
+    case ScaleMode::Group:
+      return "group";
   }
   return "?";
 }
@@ -63,80 +70,6 @@ GemmDesc fp8_desc(std::int64_t m, std::int64_t n, std::int64_t k, DType ta, DTyp
   d.d.ld += layout % 2;
   d.c.ld = d.d.ld;
   return d;
-}
-
-double unit_roundoff(DType t) {
-  switch (t) {
-    case DType::F32:
-      return std::ldexp(1.0, -24);
-    case DType::F16:
-      return std::ldexp(1.0, -11);
-    case DType::BF16:
-      return std::ldexp(1.0, -8);
-    default:
-      return 0.0;
-  }
-}
-
-// D against the fp64 reference (reference_visit_epilogue, scales included) under the gauge
-// bound u_out |ref| + (8 + sqrt(K)) u_f32 gauge: the CPU path dequantizes exactly and sums in
-// f32, so this is stricter than the testbed's similarity. NaN must match NaN; an infinite
-// reference must be matched bit for bit. Returns "" or the first failure.
-std::string check_d(const bench::HostCase& hc, const std::vector<std::uint8_t>& got) {
-  const GemmDesc& d = hc.desc;
-  GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
-  in.scale_a = hc.scale_ptr(true), in.scale_b = hc.scale_ptr(false);
-  const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
-  const double uo = unit_roundoff(d.d.dtype), ua = unit_roundoff(DType::F32);
-  const double growth = 8.0 + std::sqrt(double(d.k));
-  std::string first;
-  std::int64_t bad = 0;
-  core::reference_visit_epilogue(
-      d, in, true, [&](std::int64_t, std::int64_t i, std::int64_t j, double want, double gauge) {
-        const double x = core::load_element(d.d.dtype, got.data(), i * sd.row + j * sd.col);
-        const double bound = uo * std::fabs(want) + growth * ua * gauge;
-        const bool ok = std::isnan(want)   ? std::isnan(x)
-                        : std::isinf(want) ? x == want
-                                           : std::fabs(x - want) <= bound;
-        if (!ok && bad++ == 0)
-          first = "D(" + std::to_string(i) + "," + std::to_string(j) + "): got " +
-                  std::to_string(x) + ", want " + std::to_string(want) + " (bound " +
-                  std::to_string(bound) + ")";
-      });
-  return bad ? std::to_string(bad) + " bad, first " + first : "";
-}
-
-// The CPU production kernels that take a problem (the planner's candidates but the reference).
-std::vector<std::string> production_kernels(const GemmDesc& d) {
-  std::vector<std::string> names;
-  for (const auto& k : dispatch::registry().all())
-    if (k.backend == Backend::Cpu && k.role == dispatch::KernelRole::Production &&
-        k.can_implement(d))
-      names.push_back(k.name);
-  return names;
-}
-
-std::string run_on(const char* kernel, bench::HostCase& hc) {
-  const auto a0 = hc.a, b0 = hc.b, c0 = hc.c;
-  const auto sa0 = hc.scale_a, sb0 = hc.scale_b;
-  std::vector<std::uint8_t> got = hc.d;
-  GemmArgs args = hc.args();
-  args.d = got.data();
-  const Options opt{.backend = Backend::Cpu, .kernel = kernel, .threads = 2};
-  if (Status s = gemm(hc.desc, args, opt); !s) return to_string(s);
-  if (hc.a != a0 || hc.b != b0 || hc.c != c0 || hc.scale_a != sa0 || hc.scale_b != sb0)
-    return "an input or a scale was modified";
-  // D's padding (the gap of ld and the guard band) keeps the sentinel.
-  const core::Strides sd = core::stored_strides(hc.desc.d.layout, hc.desc.d.ld);
-  const int eb = dtype_bits(hc.desc.d.dtype) / 8;
-  std::vector<bool> logical(got.size(), false);
-  for (std::int64_t i = 0; i < hc.desc.m; ++i)
-    for (std::int64_t j = 0; j < hc.desc.n; ++j)
-      for (int b = 0; b < eb; ++b) logical[(i * sd.row + j * sd.col) * eb + b] = true;
-  for (std::size_t p = 0; p < got.size(); ++p)
-    if (!logical[p] && got[p] != hc.d[p]) return "padding byte " + std::to_string(p) + " changed";
-  if (bench::corrupt_result_requested()) bench::corrupt_d00(hc.desc, got);
-  return check_d(hc, got);
 }
 
 // ---------------------------------------------------------------- exact small integers
@@ -248,7 +181,7 @@ TEST(CpuFp8, QuantizeScalesFromTheAmax) {
     ASSERT_TRUE(
         quantize_fp8(d, Arg::A, {DType::F32, Layout::ColMajor, 0, 0}, x.data(), q.data(), s.data()))
         << mode_name(mode);
-    const core::BlockScale bs = core::block_scale(d, s.data(), true);
+    const core::KScale bs = core::k_scale(d, s.data(), nullptr, true);
     auto scale_of = [&](std::int64_t i, std::int64_t p) {
       if (bs.base) return bs.at(i, p);
       return mode == ScaleMode::Tensor ? s[0] : s[i];
@@ -256,7 +189,7 @@ TEST(CpuFp8, QuantizeScalesFromTheAmax) {
     // Each group's amax.
     std::vector<double> amax(s.size(), 0.0);
     auto group = [&](std::int64_t i, std::int64_t p) -> std::size_t {
-      if (bs.base) return (i >> bs.rshift) * bs.s.row + (p >> bs.kshift) * bs.s.col;
+      if (bs.base) return bs.index(i, p);
       return mode == ScaleMode::Tensor ? 0 : i;
     };
     for (std::int64_t p = 0; p < k; ++p)
@@ -355,8 +288,9 @@ TEST(CpuFp8, TheCheckSeesIgnoredBlockScales) {
                                 on_a ? ScaleMode::None : ScaleMode::Block128x128);
     bench::HostCase hc = bench::HostCase::make(d, 1.0, 0.0, test::test_seed());
     // Two K blocks with scales a factor 2 apart: a kernel that used one scale for both is off.
-    std::vector<float>& s = on_a ? hc.scale_a : hc.scale_b;
-    for (std::size_t q = 0; q < s.size(); ++q) s[q] = q % 2 ? 1.0f : 2.0f;
+    std::vector<std::uint8_t>& s = on_a ? hc.scale_a : hc.scale_b;
+    for (std::size_t q = 0; q < s.size() / 4; ++q)
+      core::store_element(DType::F32, s.data(), std::int64_t(q), q % 2 ? 1.0 : 2.0);
     std::vector<std::uint8_t> got = hc.d;
     GemmDesc plain = hc.desc;
     plain.scale_a = plain.scale_b = {};
