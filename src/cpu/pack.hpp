@@ -40,7 +40,7 @@ inline T load_converted(const PackSource<T>& src, std::int64_t r, std::int64_t p
         src.base)[idx]];
   } else if constexpr (C == PackConvert::I8ToF32) {
     return static_cast<T>(static_cast<const std::int8_t*>(src.base)[idx]);
-  } else if constexpr (C == PackConvert::I4ToF32) {
+  } else if constexpr (C == PackConvert::I4ToF32 || C == PackConvert::I4ToI32) {
     return static_cast<T>(int4_get(src.base, idx));
   } else if constexpr (C == PackConvert::Copy) {
     return static_cast<const T*>(src.base)[idx];
@@ -157,6 +157,8 @@ void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, s
       return pack_panels_as<R, T, PackConvert::I8ToF32>(src, r0, rows, p0, kc, dst);
     case PackConvert::I4ToF32:
       return pack_panels_as<R, T, PackConvert::I4ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::I4ToI32:
+      return pack_panels_as<R, T, PackConvert::I4ToI32>(src, r0, rows, p0, kc, dst);
     case PackConvert::Custom:
       return pack_panels_as<R, T, PackConvert::Custom>(src, r0, rows, p0, kc, dst);
   }
@@ -198,6 +200,8 @@ void pack_pairs(const PackSource<std::int32_t>& src, std::int64_t r0, std::int64
   switch (src.convert) {
     case PackConvert::I8ToI32:
       return as.template operator()<PackConvert::I8ToI32>();
+    case PackConvert::I4ToI32:
+      return as.template operator()<PackConvert::I4ToI32>();
     case PackConvert::Copy:
       return as.template operator()<PackConvert::Copy>();
     default:

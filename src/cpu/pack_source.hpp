@@ -20,6 +20,7 @@ enum class PackConvert : std::uint8_t {
   E5M2ToF32,
   I8ToF32,  // integer weights (weight-only): their value, dequantized by the group scale
   I4ToF32,  // two a byte, low nibble first, sign-extended (convert.hpp's int4_get)
+  I4ToI32,  // the same into the integer kernels (int4 x int4 -> int32, exact)
   Custom,   // compute = custom(ctx, row, col)
 };
 
@@ -44,6 +45,7 @@ inline bool pack_convert_for(DType stored, DType compute, PackConvert* out) {
   if (compute == DType::F32 && stored == DType::BF16) return *out = PackConvert::Bf16ToF32, true;
   if (compute == DType::F32 && stored == DType::F16) return *out = PackConvert::F16ToF32, true;
   if (compute == DType::I32 && stored == DType::I8) return *out = PackConvert::I8ToI32, true;
+  if (compute == DType::I32 && stored == DType::I4) return *out = PackConvert::I4ToI32, true;
   if (compute == DType::F32 && stored == DType::E4M3) return *out = PackConvert::E4M3ToF32, true;
   if (compute == DType::F32 && stored == DType::E5M2) return *out = PackConvert::E5M2ToF32, true;
   if (compute == DType::F32 && stored == DType::I8) return *out = PackConvert::I8ToF32, true;

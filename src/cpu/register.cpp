@@ -83,9 +83,10 @@ Status dgemm_supports(const GemmDesc& d) {
   return bias_supported(d);
 }
 Status igemm_supports(const GemmDesc& d) {
-  if (d.a.dtype != DType::I8 || d.b.dtype != DType::I8 || d.c.dtype != DType::I32 ||
+  // i4 (two a byte, sign-extended) unpacks to i32 while packing like i8.
+  if (!is_weight(d.a.dtype) || !is_weight(d.b.dtype) || d.c.dtype != DType::I32 ||
       d.d.dtype != DType::I32 || d.compute != DType::I32)
-    return GEMMKIT_UNSUPPORTED("igemm takes i8 A and B, i32 C, D and accumulate");
+    return GEMMKIT_UNSUPPORTED("igemm takes i8 / i4 A and B, i32 C, D and accumulate");
   // |a * b| <= 2^14, so K < 2^17 keeps every i32 partial sum exact.
   if (d.k >= (std::int64_t{1} << 17))
     return GEMMKIT_UNSUPPORTED("igemm: K >= 2^17 could overflow the i32 accumulator");
