@@ -25,9 +25,11 @@ ScaleMode scale_or_throw(const std::string& s, const char* flag) {
   if (s == "block1x128") return ScaleMode::Block1x128;
   if (s == "block128x128") return ScaleMode::Block128x128;
   if (s == "group") return ScaleMode::Group;
+  if (s == "mx") return ScaleMode::Mx;
   throw CLI::ValidationError(
-      flag, "scale must be none, tensor, row, column, block1x128, block128x128 or group, not '" +
-                s + "'");
+      flag,
+      "scale must be none, tensor, row, column, block1x128, block128x128, group or mx, not '" + s +
+          "'");
 }
 
 Layout layout_or_throw(const std::string& s, const char* flag) {
@@ -89,11 +91,12 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes) {
   cmd->add_option("--alpha", alpha, "alpha")->capture_default_str();
   cmd->add_option("--beta", beta, "beta")->capture_default_str();
   cmd->add_option("--scale-a", scale_a,
-                  "scale of A: none, tensor, row, block1x128, block128x128 (fp32; fp8 A is "
+                  "scale of A: none, tensor, row, block1x128, block128x128 (fp32), mx (e8m0 per "
+                  "32; fp8 A is "
                   "quantized from f32 with scales from the amax)")
       ->capture_default_str();
   cmd->add_option("--scale-b", scale_b,
-                  "scale of B: none, tensor, column, block1x128, block128x128, group (integer "
+                  "scale of B: none, tensor, column, block1x128, block128x128, mx, group (integer "
                   "weights B: --group-size, --scale-dtype, --zero-points)")
       ->capture_default_str();
   cmd->add_option("--group-size", group_size, "K values per group scale (32, 64, 128)")
@@ -140,6 +143,8 @@ GemmDesc ProblemOptions::desc() const {
              .compute = tcomp};
   d.scale_a.mode = scale_or_throw(scale_a, "--scale-a");
   d.scale_b.mode = scale_or_throw(scale_b, "--scale-b");
+  if (d.scale_a.mode == ScaleMode::Mx) d.scale_a.dtype = DType::E8M0;
+  if (d.scale_b.mode == ScaleMode::Mx) d.scale_b.dtype = DType::E8M0;
   if (d.scale_b.mode == ScaleMode::Group) {
     d.scale_b.group = group_size;
     d.scale_b.dtype = dtype_or_throw(scale_dtype, "--scale-dtype");

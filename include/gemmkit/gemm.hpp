@@ -69,13 +69,28 @@ struct EpilogueDesc {
 //                 exactly as S (the same dtype, layout and ld; fractional zeros allowed).
 //                 K must be a multiple of the group (else InvalidValue naming scale_b).
 // An integer B without Group is its integer values (scaled by any tensor / column scale).
-enum class ScaleMode : std::uint8_t { None, Tensor, Row, Column, Block1x128, Block128x128, Group };
+//
+// Microscaling (OCP MX v1.0), MXFP8: fp8 (e4m3 / e5m2) A or B with
+//   Mx            one e8m0 scale (2^(code - 127); 0xFF NaN) per 32 consecutive K of each row of
+//                 op(A) (S_A M x K/32) or column of op(B) (S_B K/32 x N); ScaleDesc::dtype E8M0,
+//                 layout and ld as above; K a multiple of 32 (else InvalidValue).
+enum class ScaleMode : std::uint8_t {
+  None,
+  Tensor,
+  Row,
+  Column,
+  Block1x128,
+  Block128x128,
+  Group,
+  Mx
+};
+inline constexpr std::int64_t kMxBlock = 32;  // K values per MX scale
 struct ScaleDesc {
   ScaleMode mode = ScaleMode::None;
   Layout layout = Layout::ColMajor;  // of the scale matrix S (block and group modes)
   std::int64_t ld = 0;               // of S; 0: packed
   std::int64_t group = 0;            // Group: 32, 64 or 128 K values per scale
-  DType dtype = DType::F32;          // of S (and Z): f32; f16 / bf16 for Group
+  DType dtype = DType::F32;          // of S (and Z): f32; f16 / bf16 for Group; E8M0 for Mx
   bool zero_points = false;          // Group: GemmArgs::zero_b holds Z
 };
 inline constexpr std::int64_t kScaleBlock = 128;  // the block edge of the Block modes

@@ -117,7 +117,8 @@ enum gemmkit_scale_mode {
   GEMMKIT_SCALE_COLUMN = 3,        /* B only: N fp32, one per column of op(B) */
   GEMMKIT_SCALE_BLOCK_1X128 = 4,   /* A: M x K/128 fp32; B: K/128 x N (K % 128 == 0) */
   GEMMKIT_SCALE_BLOCK_128X128 = 5, /* A: ceil(M/128) x K/128; B: K/128 x ceil(N/128) */
-  GEMMKIT_SCALE_GROUP = 6          /* B only (integer weights): K/group x N, w = (q - z) * s */
+  GEMMKIT_SCALE_GROUP = 6,         /* B only (integer weights): K/group x N, w = (q - z) * s */
+  GEMMKIT_SCALE_MX = 7             /* fp8 A / B: one e8m0 per 32 along K (MXFP8) */
 };
 typedef struct gemmkit_scale {
   int32_t mode;        /* enum gemmkit_scale_mode */
@@ -153,7 +154,7 @@ int gemmkit_can_implement_fused(const gemmkit_problem* p, const gemmkit_fusion* 
  * the operand's stored shape) into `dst`, with the scales fusion->scale_a / scale_b describe
  * written to `scales` (s = amax / fmax per group). */
 int gemmkit_quantize_fp8(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
-                         const gemmkit_matrix* src_desc, const void* src, void* dst, float* scales,
+                         const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
                          gemmkit_status* status);
 
 /* ---- The model as JSON (the objects `gemmkit ledger --json`, `gemmkit explain --json` and

@@ -16,11 +16,14 @@ namespace gemmkit {
 //              f32), or 1 when amax_G is 0 or not finite; then x -> to_fp8(x / s_G, saturate),
 //              so that x ~ q * s_G, which is what gemm() computes with these scales.
 //              ScaleMode::None quantizes with s = 1 (values beyond fmax saturate) and writes no
-//              scale.
+//              scale. ScaleMode::Mx (MXFP8) writes e8m0 codes, as the OCP MX specification
+//              derives them: X = 2^(floor(log2 amax) - emax), emax 8 for e4m3 and 15 for e5m2
+//              (clamped to 2^-127 .. 2^127; 1 for a zero or non-finite amax), then
+//              x -> to_fp8(x / X, saturate).
 // NaN stays NaN (e4m3 S.1111.111, e5m2 a quiet NaN); +-Inf saturates to +-fmax.
 // Returns InvalidValue naming the argument (the descriptor's, or Arg::A / Arg::B for a null or
 // a source descriptor that is not f32 / bf16 / f16); writes nothing then.
 Status quantize_fp8(const GemmDesc& desc, Arg operand, const MatrixDesc& src_desc, const void* src,
-                    void* dst, float* scales);
+                    void* dst, void* scales);
 
 }  // namespace gemmkit

@@ -192,8 +192,7 @@ HostCase HostCase::make(const GemmDesc& desc, double alpha, double beta, std::ui
       std::vector<float> v(static_cast<std::size_t>(core::footprint(m.layout, x, m.ld)));
       fill_uniform(DType::F32, v.data(), static_cast<std::int64_t>(v.size()), sseed);
       std::vector<std::uint8_t>& buf = is_a ? hc.a : hc.b;
-      (void)quantize_fp8(d, is_a ? Arg::A : Arg::B, src, v.data(), buf.data(),
-                         reinterpret_cast<float*>(s.data()));
+      (void)quantize_fp8(d, is_a ? Arg::A : Arg::B, src, v.data(), buf.data(), s.data());
     } else {
       const double k = sd.mode == ScaleMode::Group ? 1.0 / 64 : 1.0;
       fill_uniform(sd.dtype, s.data(), count, sseed, 0.5 * k, 2.0 * k);

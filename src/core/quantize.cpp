@@ -3,6 +3,7 @@
 // with the result is the fp64 reference; this only chooses scales that fill the format.
 #include "gemmkit/quantize.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -15,7 +16,7 @@
 namespace gemmkit {
 
 Status quantize_fp8(const GemmDesc& desc_in, Arg operand, const MatrixDesc& src_desc,
-                    const void* src, void* dst, float* scales) {
+                    const void* src, void* dst, void* scales) {
   const GemmDesc d = with_default_lds(desc_in);
   if (Status s = core::validate_desc(d); !s) return s;
   const bool is_a = operand == Arg::A;
@@ -53,13 +54,14 @@ Status quantize_fp8(const GemmDesc& desc_in, Arg operand, const MatrixDesc& src_
   const Strides vd = view(core::stored_strides(m.layout, m.ld));
   const core::KScale bs = core::k_scale(d, scales, nullptr, is_a);
   auto scale_index = [&](std::int64_t r, std::int64_t p) -> std::int64_t {
-    if (core::is_block_scale(sd.mode)) return bs.index(r, p);
+    if (core::varies_along_k(sd.mode)) return bs.index(r, p);
     return sd.mode == ScaleMode::Row || sd.mode == ScaleMode::Column ? r : 0;
   };
   std::int64_t groups = 1;
   if (sd.mode == ScaleMode::Row || sd.mode == ScaleMode::Column) groups = rows;
-  if (core::is_block_scale(sd.mode)) groups = scale_index(rows - 1, d.k - 1) + 1;
+  if (core::varies_along_k(sd.mode)) groups = scale_index(rows - 1, d.k - 1) + 1;
 
+  const bool e5m2 = m.dtype == DType::E5M2;
   std::vector<double> amax(static_cast<std::size_t>(groups), 0.0);
   std::vector<char> bad(static_cast<std::size_t>(groups), 0);  // holds an Inf
   for (std::int64_t p = 0; p < d.k; ++p)
@@ -69,11 +71,18 @@ Status quantize_fp8(const GemmDesc& desc_in, Arg operand, const MatrixDesc& src_
       if (std::isinf(x)) bad[g] = 1;
       if (std::isfinite(x)) amax[g] = std::max(amax[g], std::fabs(x));
     }
-  const bool e5m2 = m.dtype == DType::E5M2;
   const double fmax = e5m2 ? 57344.0 : 448.0;
+  const bool mx = sd.mode == ScaleMode::Mx;
   std::vector<float> scale(static_cast<std::size_t>(groups), 1.0f);
   for (std::size_t g = 0; g < scale.size(); ++g)
     if (amax[g] > 0.0 && !bad[g]) {
+      if (mx) {
+        // OCP MX: X = 2^(floor(log2 amax) - emax of the element format), e8m0's range.
+        const int emax = e5m2 ? 15 : 8;
+        const int e = std::clamp(std::ilogb(amax[g]) - emax, -127, 127);
+        scale[g] = std::ldexp(1.0f, e);
+        continue;
+      }
       const auto v = static_cast<float>(amax[g] / fmax);
       if (v > 0.0f && std::isfinite(v)) scale[g] = v;  // a subnormal amax can underflow: 1
     }
@@ -83,7 +92,10 @@ Status quantize_fp8(const GemmDesc& desc_in, Arg operand, const MatrixDesc& src_
       const double x = core::load_element(s.dtype, src, r * vs.row + p * vs.col) / scale[g];
       static_cast<std::uint8_t*>(dst)[r * vd.row + p * vd.col] =
           e5m2 ? to_e5m2(x, true) : to_e4m3(x, true);
-      if (sd.mode != ScaleMode::None) scales[g] = scale[g];
+      if (mx)
+        static_cast<std::uint8_t*>(scales)[g] = to_e8m0(scale[g]);  // exact: a power of two
+      else if (sd.mode != ScaleMode::None)
+        static_cast<float*>(scales)[g] = scale[g];
     }
   return {};
 }

@@ -55,10 +55,16 @@ Status check_scale(const GemmDesc& d, bool is_a) {
   const ScaleDesc& s = is_a ? d.scale_a : d.scale_b;
   const Arg arg = is_a ? Arg::ScaleA : Arg::ScaleB;
   const std::string name = is_a ? "scale_a" : "scale_b";
-  const bool group = s.mode == ScaleMode::Group;
+  const bool group = s.mode == ScaleMode::Group, mx = s.mode == ScaleMode::Mx;
   if (s.mode == ScaleMode::None) return {};
-  if (!(s.dtype == DType::F32 || (group && (s.dtype == DType::F16 || s.dtype == DType::BF16))))
-    return GEMMKIT_INVALID(arg, name + ".dtype must be f32 (f16 or bf16 too for group scales)");
+  if (mx ? s.dtype != DType::E8M0
+         : !(s.dtype == DType::F32 || (group && (s.dtype == DType::F16 || s.dtype == DType::BF16))))
+    return GEMMKIT_INVALID(arg, name +
+                                    ".dtype must be f32 (f16 or bf16 too for group scales; "
+                                    "e8m0 for MX)");
+  const DType op = is_a ? d.a.dtype : d.b.dtype;
+  if (mx && op != DType::E4M3 && op != DType::E5M2)
+    return GEMMKIT_INVALID(arg, name + ": MX scales go with fp8 (e4m3 / e5m2) operands");
   if (s.zero_points && !group)
     return GEMMKIT_INVALID(arg, name + ": zero points come with group scales only");
   if (group && !is_int(d.b.dtype))
@@ -68,11 +74,14 @@ Status check_scale(const GemmDesc& d, bool is_a) {
                            name + ".group = " + std::to_string(s.group) + " is not 32, 64 or 128");
   if (!varies_along_k(s.mode)) return {};
   // A partial last K block would silently scale a tail by another block's scale.
-  const std::int64_t block = group ? s.group : kScaleBlock;
+  const std::int64_t block = group ? s.group : mx ? kMxBlock : kScaleBlock;
   if (d.k % block != 0)
     return GEMMKIT_INVALID(arg, name + ": K = " + std::to_string(d.k) +
                                     " is not a multiple of the " +
-                                    (group ? "group " : "scale block ") + std::to_string(block));
+                                    (group ? "group "
+                                     : mx  ? "MX block "
+                                           : "scale block ") +
+                                    std::to_string(block));
   if (!valid_layout(s.layout)) return GEMMKIT_INVALID(arg, name + ".layout is not row/col");
   const Extent e = is_a ? scale_extent_a(d) : scale_extent_b(d);
   if (s.ld < min_ld(s.layout, e))
@@ -172,10 +181,10 @@ Status validate_desc(const GemmDesc& d) {
   if (!valid_scale_mode(d.scale_a.mode) || d.scale_a.mode == ScaleMode::Column ||
       d.scale_a.mode == ScaleMode::Group)
     return GEMMKIT_INVALID(Arg::ScaleA,
-                           "scale_a.mode is not none/tensor/row/block1x128/block128x128");
+                           "scale_a.mode is not none/tensor/row/block1x128/block128x128/mx");
   if (!valid_scale_mode(d.scale_b.mode) || d.scale_b.mode == ScaleMode::Row)
-    return GEMMKIT_INVALID(Arg::ScaleB,
-                           "scale_b.mode is not none/tensor/column/block1x128/block128x128/group");
+    return GEMMKIT_INVALID(
+        Arg::ScaleB, "scale_b.mode is not none/tensor/column/block1x128/block128x128/group/mx");
   if (Status s = check_scale(d, true); !s) return s;
   if (Status s = check_scale(d, false); !s) return s;
   if (integer && (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None))

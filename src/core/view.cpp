@@ -27,6 +27,8 @@ Extent scale_extent_a(const GemmDesc& d) noexcept {
       return {d.m, d.k / kScaleBlock};
     case ScaleMode::Block128x128:
       return {blocks(d.m), d.k / kScaleBlock};
+    case ScaleMode::Mx:
+      return {d.m, d.k / kMxBlock};
     default:
       return {0, 0};
   }
@@ -43,6 +45,8 @@ Extent scale_extent_b(const GemmDesc& d) noexcept {
       return {d.k / kScaleBlock, blocks(d.n)};
     case ScaleMode::Group:
       return {d.scale_b.group > 0 ? d.k / d.scale_b.group : 0, d.n};
+    case ScaleMode::Mx:
+      return {d.k / kMxBlock, d.n};
     default:
       return {0, 0};
   }
@@ -106,7 +110,9 @@ KScale k_scale(const GemmDesc& d, const void* p, const void* zero, bool is_a) no
   // A: S_A(i-block, p-block) -> s as is. B: S_B(p-block, j-block) seen as (j-block, p-block).
   b.s = is_a ? s : Strides{s.col, s.row};
   b.rshift = sd.mode == ScaleMode::Block128x128 ? 7 : 0;
-  b.kshift = sd.mode == ScaleMode::Group ? std::countr_zero(std::uint64_t(sd.group)) : 7;
+  b.kshift = sd.mode == ScaleMode::Group ? std::countr_zero(std::uint64_t(sd.group))
+             : sd.mode == ScaleMode::Mx  ? 5
+                                         : 7;
   b.dtype = sd.dtype;
   b.zero = sd.mode == ScaleMode::Group && sd.zero_points ? zero : nullptr;
   return b;
@@ -118,6 +124,8 @@ float KScale::load(const void* p, std::int64_t idx) const noexcept {
       return f16_to_float(static_cast<const std::uint16_t*>(p)[idx]);
     case DType::BF16:
       return bf16_to_float(static_cast<const std::uint16_t*>(p)[idx]);
+    case DType::E8M0:
+      return e8m0_to_float(static_cast<const std::uint8_t*>(p)[idx]);
     default:
       return static_cast<const float*>(p)[idx];
   }

@@ -42,15 +42,16 @@ constexpr bool is_block_scale(ScaleMode m) noexcept {
 // True for the scale modes that vary along K (block and group scales): they scale each element
 // before the product, where the others scale the product.
 constexpr bool varies_along_k(ScaleMode m) noexcept {
-  return is_block_scale(m) || m == ScaleMode::Group;
+  return is_block_scale(m) || m == ScaleMode::Group || m == ScaleMode::Mx;
 }
 
 // Where a scale that varies along K lives: for A, s(i, p) = S[(i >> rshift) * s.row + (p >>
 // kshift) * s.col]; for B the same with r = j (op(B) seen transposed: s swapped). rshift 7 is the
-// block of 128, 0 one scale per row / column; kshift 7 the block of 128, log2(group) for Group.
-// S holds `dtype` (f32, or f16 / bf16 for Group); Z (zero points, Group only) is laid out as S.
+// block of 128, 0 one scale per row / column; kshift 7 the block of 128, log2(group) for Group,
+// 5 for Mx. S holds `dtype` (f32; f16 / bf16 for Group; e8m0 for Mx); Z (zero points, Group
+// only) is laid out as S.
 // The dequantized element is (x - z) * s.
-static_assert(kScaleBlock == 128, "KScale's shifts of 7");
+static_assert(kScaleBlock == 128 && kMxBlock == 32, "KScale's shifts of 7 and 5");
 struct KScale {
   const void* base = nullptr;
   Strides s;

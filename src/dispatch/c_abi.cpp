@@ -150,7 +150,7 @@ E to_enum(int v, int last) {
 }
 
 gemmkit::ScaleDesc to_scale(const gemmkit_scale& s) {
-  return {.mode = to_enum<gemmkit::ScaleMode>(s.mode, GEMMKIT_SCALE_GROUP),
+  return {.mode = to_enum<gemmkit::ScaleMode>(s.mode, GEMMKIT_SCALE_MX),
           .layout = s.layout == 0 ? gemmkit::Layout::ColMajor : to_layout(s.layout),
           .ld = s.ld,
           .group = s.group,
@@ -316,7 +316,7 @@ int gemmkit_can_implement_fused(const gemmkit_problem* p, const gemmkit_fusion* 
 }
 
 int gemmkit_quantize_fp8(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
-                         const gemmkit_matrix* src_desc, const void* src, void* dst, float* scales,
+                         const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
                          gemmkit_status* status) {
   return guarded(status, [&] {
     Problem pr;

@@ -45,6 +45,8 @@ const char* mode_name(ScaleMode m) {
       return "block128x128";
     case ScaleMode::Group:
       return "group";
+    case ScaleMode::Mx:
+      return "mx";
   }
   return "?";
 }
@@ -53,13 +55,7 @@ const char* mode_name(ScaleMode m) {
 // C/D); D's ld padded by one when bit 0 is set.
 GemmDesc fp8_desc(std::int64_t m, std::int64_t n, std::int64_t k, DType ta, DType tb, DType out,
                   int layout, ScaleMode sa = ScaleMode::None, ScaleMode sb = ScaleMode::None) {
-  GemmDesc d{.m = m, .n = n, .k = k};
-  d.trans_a = (layout & 1) ? Op::Trans : Op::NoTrans;
-  d.trans_b = (layout & 2) ? Op::Trans : Op::NoTrans;
-  d.a = {ta, (layout & 4) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
-  d.b = {tb, (layout & 8) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
-  d.c = d.d = {out, (layout & 16) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
-  d.compute = DType::F32;
+  GemmDesc d = test::layout_desc(m, n, k, ta, tb, out, layout);
   d.scale_a.mode = sa;
   d.scale_b.mode = sb;
   // Block scales: row-major S for odd layouts, with a padded ld; DeepGEMM's column-major else.

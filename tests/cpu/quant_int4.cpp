@@ -21,13 +21,7 @@ using test::production_kernels;
 
 GemmDesc i4_desc(std::int64_t m, std::int64_t n, std::int64_t k, int layout, DType ta = DType::I4,
                  DType tb = DType::I4) {
-  GemmDesc d{.m = m, .n = n, .k = k};
-  d.trans_a = (layout & 1) ? Op::Trans : Op::NoTrans;
-  d.trans_b = (layout & 2) ? Op::Trans : Op::NoTrans;
-  d.a = {ta, (layout & 4) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
-  d.b = {tb, (layout & 8) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
-  d.c = d.d = {DType::I32, (layout & 16) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
-  d.compute = DType::I32;
+  GemmDesc d = test::layout_desc(m, n, k, ta, tb, DType::I32, layout);
   d = with_default_lds(d);
   d.a.ld += 2 * (layout % 2);  // even pads keep i4 lines on bytes; odd ones start mid-byte
   d.b.ld += layout % 3;

@@ -15,6 +15,20 @@
 
 namespace gemmkit::test {
 
+// A problem from `layout` bits: trans_a (1), trans_b (2), row-major A (4), B (8), C and D (16);
+// lds left 0 (packed); i32 accumulation for an i32 D, else f32.
+inline GemmDesc layout_desc(std::int64_t m, std::int64_t n, std::int64_t k, DType ta, DType tb,
+                            DType out, int layout) {
+  GemmDesc d{.m = m, .n = n, .k = k};
+  d.trans_a = (layout & 1) ? Op::Trans : Op::NoTrans;
+  d.trans_b = (layout & 2) ? Op::Trans : Op::NoTrans;
+  d.a = {ta, (layout & 4) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
+  d.b = {tb, (layout & 8) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
+  d.c = d.d = {out, (layout & 16) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
+  d.compute = out == DType::I32 ? DType::I32 : DType::F32;
+  return d;
+}
+
 inline double unit_roundoff(DType t) {
   switch (t) {
     case DType::F32:
