@@ -99,8 +99,8 @@ TEST(CpuFp8, PlannerPicksAProductionKernel) {
   const GemmDesc d = fp8_desc(256, 256, 256, DType::E4M3, DType::E4M3, DType::BF16, 0,
                               ScaleMode::Block1x128, ScaleMode::Block128x128);
   const dispatch::Plan p = dispatch::make_plan(d, {.backend = Backend::Cpu});
-  ASSERT_TRUE(p.kernel) << to_string(p.status);
-  EXPECT_EQ(p.kernel->role, dispatch::KernelRole::Production) << p.kernel->name;
+  ASSERT_TRUE(p.launch.kernel) << to_string(p.status);
+  EXPECT_EQ(p.launch.kernel->role, dispatch::KernelRole::Production) << p.launch.kernel->name;
 }
 
 // ---------------------------------------------------------------- special values
