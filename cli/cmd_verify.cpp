@@ -72,6 +72,7 @@ void add_verify_command(CLI::App& app) {
                        {"mismatches", r.cmp.mismatches},
                        {"max_abs_err", r.cmp.max_abs_err},
                        {"max_err_over_bound", r.cmp.max_err_over_bound},
+                       {"similarity_diff", r.cmp.similarity_diff},
                        {"first_failure", r.cmp.first_failure},
                        {"note", r.note},
                        {"seconds", seconds},
@@ -90,6 +91,9 @@ void add_verify_command(CLI::App& app) {
           (long long)r.cmp.mismatches, r.cmp.max_abs_err, r.cmp.max_err_over_bound,
           (unsigned long long)opts.seed, seconds);
       if (!r.cmp.reference.empty()) std::printf("  reference: %s\n", r.cmp.reference.c_str());
+      if (r.cmp.metric == "similarity")
+        std::printf("  similarity: 1 - 2 sum(xy) / sum(x^2 + y^2) = %.3g (passes below 1e-3)\n",
+                    r.cmp.similarity_diff);
       std::printf("  seconds: setup %.2f, gemm %.2f, check %.2f\n", r.setup_s, r.gemm_s, r.check_s);
       if (!r.status.ok()) std::printf("  status: %s\n", to_string(r.status).c_str());
       if (!r.cmp.first_failure.empty())

@@ -1,6 +1,7 @@
 // The problem flags shared by run, verify, bench, ledger and explain, in the spirit of
 // cutlass_profiler: --m --n --k, --dtype (or --dtype-a/-b/-c/-d), --layout-a/-b/-c,
-// --trans-a/--trans-b, --lda --ldb --ldc, --alpha --beta, --batch, --backend, --seed, --json.
+// --trans-a/--trans-b, --lda --ldb --ldc, --alpha --beta, --batch, --scale-a/--scale-b,
+// --backend, --seed, --json.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -27,6 +28,10 @@ struct ProblemOptions {
   bool trans_a = false, trans_b = false;
   std::int64_t lda = 0, ldb = 0, ldc = 0;
   double alpha = 1.0, beta = 0.0;
+  std::string scale_a = "none", scale_b = "none";  // ScaleDesc modes (packed, column-major)
+  std::int64_t group_size = 128;                   // --scale-b group
+  std::string scale_dtype = "f32";                 // of group scales
+  bool zero_points = false;
   std::string backend = "auto";
   std::uint64_t seed = 1;
   bool json = false;

@@ -45,10 +45,55 @@ struct EpilogueDesc {
 // op(A)), and sb_j = scale_b[0] (Tensor) or scale_b[j] (Column: N values, one per column of
 // op(B)); fp32, contiguous, the same for every batch entry. Like A and B they are read only when
 // alpha != 0 and K > 0. Row is for A only, Column for B only.
-enum class ScaleMode : std::uint8_t { None, Tensor, Row, Column };
+//
+// Block scales (DeepGEMM's fp8 layout) vary along K, so they scale each element before the
+// product: D = act(alpha * sum_p (op(A)_ip sa(i, p)) (op(B)_pj sb(p, j)) + bias + beta * C).
+//   Block1x128    one scale per 1 x 128 block: sa(i, p) = S_A(i, p / 128), S_A is M x K/128;
+//                 for B per column of op(B): sb(p, j) = S_B(p / 128, j), S_B is K/128 x N.
+//   Block128x128  one scale per 128 x 128 block: S_A(i / 128, p / 128) of a ceil(M/128) x K/128
+//                 matrix; S_B(p / 128, j / 128) of a K/128 x ceil(N/128) matrix.
+// K must be a multiple of 128 (else InvalidValue naming scale_a / scale_b: never a silent
+// truncation). S is fp32, stored with ScaleDesc::layout and ::ld (0: packed), the same for every
+// batch entry; scale_extent_a / scale_extent_b give its rows and columns. DeepGEMM's own layouts
+// are the column-major defaults: A's (M, K/128) scales M-major, B's (N/128, K/128) row-major,
+// which is this S_B column-major with ld = K/128.
+//
+// Weight-only quantization (w8a16, w4a16): A floating (f32, bf16, f16), B integer (i8, or i4
+// two a byte, element 2i of the stored matrix in the low nibble of byte i, each nibble two's
+// complement: 0x8 = -8, 0xF = -1; gemmkit/convert.hpp's int4_get), f32 accumulation, a
+// floating D, and for B
+//   Group         one scale per `group` (32, 64 or 128) consecutive K of each column of op(B):
+//                 op(B)_pj = (q_pj - z(p / group, j)) * s(p / group, j), S (and Z) K/group x N,
+//                 with ScaleDesc::layout and ::ld, scales of ScaleDesc::dtype (f32, f16, bf16);
+//                 the zero points Z (GemmArgs::zero_b, when ScaleDesc::zero_points) are stored
+//                 exactly as S (the same dtype, layout and ld; fractional zeros allowed).
+//                 K must be a multiple of the group (else InvalidValue naming scale_b).
+// An integer B without Group is its integer values (scaled by any tensor / column scale).
+//
+// Microscaling (OCP MX v1.0), MXFP8: fp8 (e4m3 / e5m2) A or B with
+//   Mx            one e8m0 scale (2^(code - 127); 0xFF NaN) per 32 consecutive K of each row of
+//                 op(A) (S_A M x K/32) or column of op(B) (S_B K/32 x N); ScaleDesc::dtype E8M0,
+//                 layout and ld as above; K a multiple of 32 (else InvalidValue).
+enum class ScaleMode : std::uint8_t {
+  None,
+  Tensor,
+  Row,
+  Column,
+  Block1x128,
+  Block128x128,
+  Group,
+  Mx
+};
+inline constexpr std::int64_t kMxBlock = 32;  // K values per MX scale
 struct ScaleDesc {
   ScaleMode mode = ScaleMode::None;
+  Layout layout = Layout::ColMajor;  // of the scale matrix S (block and group modes)
+  std::int64_t ld = 0;               // of S; 0: packed
+  std::int64_t group = 0;            // Group: 32, 64 or 128 K values per scale
+  DType dtype = DType::F32;          // of S (and Z): f32; f16 / bf16 for Group; E8M0 for Mx
+  bool zero_points = false;          // Group: GemmArgs::zero_b holds Z
 };
+inline constexpr std::int64_t kScaleBlock = 128;  // the block edge of the Block modes
 
 // The problem. op(A) is M x K, op(B) is K x N, C and D are M x N.
 // A is stored M x K when trans_a == NoTrans and K x M otherwise (likewise B).
@@ -72,8 +117,9 @@ struct GemmArgs {
   double alpha = 1.0;
   double beta = 0.0;
   const void* bias = nullptr;  // EpilogueDesc::bias != None: M or N values of bias_dtype
-  const float* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values
-  const float* scale_b = nullptr;  // 1 or N values
+  const void* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values, or S_A (fp32)
+  const void* scale_b = nullptr;  // 1 or N values, or S_B (of ScaleDesc::dtype)
+  const void* zero_b = nullptr;   // ScaleDesc::zero_points: Z of the Group mode
 };
 
 struct Options {
@@ -94,8 +140,12 @@ struct Extent {
 Extent stored_extent_a(const GemmDesc& d) noexcept;
 Extent stored_extent_b(const GemmDesc& d) noexcept;
 Extent stored_extent_cd(const GemmDesc& d) noexcept;
+// Rows and columns of the scale matrix S of A and of B (ScaleDesc): {1, 1} for Tensor, {M, 1}
+// for Row, {1, N} for Column, the block grids above, {K / group, N} for Group; {0, 0} for None.
+Extent scale_extent_a(const GemmDesc& d) noexcept;
+Extent scale_extent_b(const GemmDesc& d) noexcept;
 
-// Replace ld == 0 by the packed leading dimension of each operand.
+// Replace ld == 0 by the packed leading dimension of each operand (and of block scales).
 GemmDesc with_default_lds(GemmDesc d) noexcept;
 
 // Validate the problem (sizes, leading dimensions, dtypes, batch) and ask whether a kernel

@@ -99,6 +99,64 @@ int gemmkit_can_implement(const gemmkit_problem* p, gemmkit_status* status);
 /* Bytes of workspace the planned kernel needs (0 for most) into *bytes. */
 int gemmkit_workspace_size(const gemmkit_problem* p, size_t* bytes, gemmkit_status* status);
 
+/* ---- Fused epilogue and scales (mirror gemmkit::EpilogueDesc and gemmkit::ScaleDesc) ----
+ * D = act(alpha * sum_p (op(A)_ip sa) (op(B)_pj sb) + bias + beta * C); the enums' values are
+ * those of the C++ enums. A zero-initialized gemmkit_fusion is the plain GEMM. */
+enum gemmkit_bias_mode { GEMMKIT_BIAS_NONE = 0, GEMMKIT_BIAS_ROW = 1, GEMMKIT_BIAS_COLUMN = 2 };
+enum gemmkit_activation {
+  GEMMKIT_ACT_NONE = 0,
+  GEMMKIT_ACT_RELU = 1,
+  GEMMKIT_ACT_GELU_ERF = 2,
+  GEMMKIT_ACT_GELU_TANH = 3,
+  GEMMKIT_ACT_SILU = 4
+};
+enum gemmkit_scale_mode {
+  GEMMKIT_SCALE_NONE = 0,
+  GEMMKIT_SCALE_TENSOR = 1,        /* one fp32 */
+  GEMMKIT_SCALE_ROW = 2,           /* A only: M fp32, one per row of op(A) */
+  GEMMKIT_SCALE_COLUMN = 3,        /* B only: N fp32, one per column of op(B) */
+  GEMMKIT_SCALE_BLOCK_1X128 = 4,   /* A: M x K/128 fp32; B: K/128 x N (K % 128 == 0) */
+  GEMMKIT_SCALE_BLOCK_128X128 = 5, /* A: ceil(M/128) x K/128; B: K/128 x ceil(N/128) */
+  GEMMKIT_SCALE_GROUP = 6,         /* B only (integer weights): K/group x N, w = (q - z) * s */
+  GEMMKIT_SCALE_MX = 7             /* fp8 A / B: one e8m0 per 32 along K (MXFP8) */
+};
+typedef struct gemmkit_scale {
+  int32_t mode;        /* enum gemmkit_scale_mode */
+  int32_t layout;      /* of a block / group scale matrix: GEMMKIT_ROW_MAJOR / COL_MAJOR; 0 = col */
+  int64_t ld;          /* of a block / group scale matrix; 0 = packed */
+  int32_t dtype;       /* of the scales (and zero points): GEMMKIT_DTYPE_DEFAULT = f32; f16 / bf16
+                          for groups */
+  int32_t group;       /* GEMMKIT_SCALE_GROUP: 32, 64 or 128 */
+  int32_t zero_points; /* nonzero: `zero` holds the group zero points, laid out as the scales */
+  int32_t reserved;
+  const void* values;
+  const void* zero;
+} gemmkit_scale;
+typedef struct gemmkit_fusion {
+  int32_t bias_mode;  /* enum gemmkit_bias_mode */
+  int32_t bias_dtype; /* enum gemmkit_dtype; GEMMKIT_DTYPE_DEFAULT = f32 */
+  int32_t activation; /* enum gemmkit_activation */
+  int32_t reserved;
+  const void* bias;
+  gemmkit_scale scale_a, scale_b;
+} gemmkit_fusion;
+
+/* gemmkit_gemm with a fused epilogue and scales (`fusion` NULL: as gemmkit_gemm). A bad value
+ * in `fusion` returns its position (31 epilogue, 32 bias, 33 bias dtype, 34 scale_a, 35
+ * scale_b). */
+int gemmkit_gemm_fused(const gemmkit_problem* p, const gemmkit_fusion* fusion, const void* a,
+                       const void* b, const void* c, void* d, double alpha, double beta,
+                       gemmkit_status* status);
+int gemmkit_can_implement_fused(const gemmkit_problem* p, const gemmkit_fusion* fusion,
+                                gemmkit_status* status);
+/* gemmkit::quantize_fp8 (gemmkit/quantize.hpp): quantizes operand A (`operand` 0) or B (1) of
+ * the problem, whose dtype is e4m3 or e5m2, from `src` (f32 / bf16 / f16 as `src_desc` says,
+ * the operand's stored shape) into `dst`, with the scales fusion->scale_a / scale_b describe
+ * written to `scales` (s = amax / fmax per group). */
+int gemmkit_quantize_fp8(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
+                         const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
+                         gemmkit_status* status);
+
 /* ---- The model as JSON (the objects `gemmkit ledger --json`, `gemmkit explain --json` and
  * `gemmkit kernels` describe). *json receives a string owned by the library, valid until the
  * next call of the same function on this thread. */

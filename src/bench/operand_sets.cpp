@@ -101,7 +101,8 @@ bool OperandSets::create(const HostCase& hc, int count, bool device, std::string
       p[j] = base + off;
       off += round_up(bytes_[j]);
     }
-    sets_.push_back(OperandSet{p[0], p[1], p[2], p[3]});
+    sets_.push_back(
+        OperandSet{p[0], p[1], p[2], p[3], hc.scale_ptr(true), hc.scale_ptr(false), hc.zero_ptr()});
   }
   for (int j = 0; j < 4; ++j) {
     void* dst = j == 0 ? const_cast<void*>(sets_[0].a)

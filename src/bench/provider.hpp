@@ -15,6 +15,9 @@ struct OperandSet {
   const void* b = nullptr;
   const void* c = nullptr;
   void* d = nullptr;
+  const void* scale_a = nullptr;  // the case's scales (HostCase), shared by every set
+  const void* scale_b = nullptr;
+  const void* zero_b = nullptr;
 };
 
 class Provider {

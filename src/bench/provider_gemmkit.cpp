@@ -45,7 +45,9 @@ class GemmkitProvider final : public Provider {
   Status call(const OperandSet& s, void* stream) override {
     Options o = opt_;
     o.stream = stream;
-    return gemm(desc_, GemmArgs{s.a, s.b, s.c, s.d, alpha_, beta_}, o);
+    GemmArgs args{s.a, s.b, s.c, s.d, alpha_, beta_};
+    args.scale_a = s.scale_a, args.scale_b = s.scale_b, args.zero_b = s.zero_b;
+    return gemm(desc_, args, o);
   }
 
  private:

@@ -1,9 +1,16 @@
 // The CPU baseline: OpenBLAS through CBLAS, on the candidate's buffers, in column-major form.
+// A weight-only problem (f32 A, i8 / i4 B with group scales) is measured against sgemm on the
+// same shape: B dequantized to an f32 twin (same layout and ld) at the first call (the
+// harness's verification call), which every later call reuses.
 #include <cblas.h>
+
+#include <vector>
 
 #include "bench/colmajor_form.hpp"
 #include "bench/openblas_info.hpp"
 #include "bench/provider.hpp"
+#include "core/element.hpp"
+#include "core/view.hpp"
 
 namespace gemmkit::bench {
 
@@ -12,7 +19,17 @@ namespace {
 class OpenBlasProvider final : public Provider {
  public:
   OpenBlasProvider(const GemmDesc& desc, double alpha, double beta, int threads)
-      : desc_(with_default_lds(desc)), alpha_(alpha), beta_(beta), form_(colmajor_form(desc_)) {
+      : desc_(with_default_lds(desc)), alpha_(alpha), beta_(beta) {
+    weights_ = desc_.a.dtype == DType::F32 &&
+               (desc_.b.dtype == DType::I8 || desc_.b.dtype == DType::I4) && desc_.batch == 1 &&
+               desc_.scale_a.mode == ScaleMode::None &&
+               (desc_.scale_b.mode == ScaleMode::None || desc_.scale_b.mode == ScaleMode::Group);
+    quantized_ = desc_;
+    if (weights_) {
+      desc_.b.dtype = DType::F32;
+      desc_.scale_b = {};
+    }
+    form_ = colmajor_form(desc_);
     const DType t = desc_.a.dtype;
     const bool same = desc_.b.dtype == t && desc_.c.dtype == t && desc_.d.dtype == t;
     if (!form_.ok) {
@@ -25,6 +42,7 @@ class OpenBlasProvider final : public Provider {
   }
   std::string provider() const override { return "openblas"; }
   std::string kernel() const override {
+    if (weights_) return "cblas_sgemm (B as f32)";
     return desc_.a.dtype == DType::F64 ? "cblas_dgemm" : "cblas_sgemm";
   }
   std::string config() const override {
@@ -38,6 +56,34 @@ class OpenBlasProvider final : public Provider {
     const auto tb = form_.trans_second ? CblasTrans : CblasNoTrans;
     const bool f64 = desc_.a.dtype == DType::F64;
     const int esz = f64 ? 8 : 4;
+    if (weights_) {
+      if (twin_.empty()) dequantize(s);
+      OperandSet t = s;
+      t.b = twin_.data();
+      return sgemm(t, ta, tb, esz);
+    }
+    return sgemm(s, ta, tb, esz);
+  }
+
+ private:
+  // The f32 twin of an integer B: (q - z) * s at every stored element.
+  void dequantize(const OperandSet& s) {
+    const GemmDesc& q = quantized_;
+    const Extent e = stored_extent_b(q);
+    twin_.assign(static_cast<std::size_t>(core::footprint(q.b.layout, e, q.b.ld)), 0.0f);
+    const core::KScale ks = core::k_scale(q, s.scale_b, s.zero_b, false);
+    const core::Strides st = core::op_strides(core::stored_strides(q.b.layout, q.b.ld), q.trans_b);
+    for (std::int64_t j = 0; j < q.n; ++j)
+      for (std::int64_t p = 0; p < q.k; ++p) {
+        const std::int64_t idx = p * st.row + j * st.col;
+        const double x = core::load_element(q.b.dtype, s.b, idx);
+        twin_[static_cast<std::size_t>(idx)] =
+            static_cast<float>(ks.base ? ks.dequant(x, j, p) : x);
+      }
+  }
+
+  Status sgemm(const OperandSet& s, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int esz) {
+    const bool f64 = desc_.a.dtype == DType::F64;
     for (std::int64_t l = 0; l < desc_.batch; ++l) {
       const auto* p = static_cast<const char*>(form_.first(s.a, s.b)) + l * form_.stride_first * esz;
       const auto* q =
@@ -61,8 +107,9 @@ class OpenBlasProvider final : public Provider {
     return {};
   }
 
- private:
-  GemmDesc desc_;
+  GemmDesc desc_, quantized_;
+  bool weights_ = false;
+  std::vector<float> twin_;
   double alpha_, beta_;
   ColMajorForm form_;
   std::string why_;

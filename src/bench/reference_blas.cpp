@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/element.hpp"
+#include "core/epilogue_ref.hpp"
 #include "core/reference.hpp"
 #include "core/validate.hpp"
 #include "core/view.hpp"
@@ -24,8 +25,10 @@ struct Widened {
   core::Strides op;               // op(S)(r, c) = x[r * op.row + c * op.col]
 };
 
-// Widens batch l of operand m (stored extent e, transpose `t`) exactly, in memory order.
-void widen(const MatrixDesc& m, Extent e, Op t, const void* base, std::int64_t l, Widened* w) {
+// Widens batch l of operand m (stored extent e, transpose `t`) exactly, in memory order; with
+// a block or group scale (`bs.base`), each element dequantized as core::reference_visit does.
+void widen(const MatrixDesc& m, Extent e, Op t, const void* base, std::int64_t l, Widened* w,
+           const core::KScale& bs = {}, bool is_a = true) {
   const bool col = m.layout == Layout::ColMajor;
   const std::int64_t lines = col ? e.cols : e.rows, len = col ? e.rows : e.cols;
   w->rows = len;
@@ -49,6 +52,14 @@ void widen(const MatrixDesc& m, Extent e, Op t, const void* base, std::int64_t l
         for (std::int64_t r = 0; r < len; ++r) dst[r] = core::load_element(m.dtype, base, src + r);
     }
   }
+  if (bs.base != nullptr)
+    for (std::int64_t q = 0; q < lines; ++q)
+      for (std::int64_t r = 0; r < len; ++r) {
+        const std::int64_t row = col ? r : q, cl = col ? q : r;  // of the stored matrix
+        const bool op_rows = (t == Op::NoTrans) == is_a;  // stored rows are op's M (A) / N (B)
+        const std::int64_t mn = op_rows ? row : cl, k = op_rows ? cl : row;
+        out[q * len + r] = bs.dequant(out[q * len + r], mn, k);
+      }
   w->op_is_x = col == (t == Op::NoTrans);
   w->op = w->op_is_x ? core::Strides{1, w->ld} : core::Strides{w->ld, 1};
 }
@@ -70,6 +81,12 @@ std::vector<std::int64_t> nonfinite_lines(const Widened& w, bool rows, std::int6
     for (std::int64_t q = 0; q < count; ++q)
       if (bad[static_cast<std::size_t>(q)]) out.push_back(q);
   return out;
+}
+
+// A tensor / row / column scale at row or column i (1 for none and for block scales).
+double vector_scale(const ScaleDesc& s, const void* p, std::int64_t i) {
+  if (s.mode == ScaleMode::None || core::varies_along_k(s.mode)) return 1.0;
+  return static_cast<const float*>(p)[s.mode == ScaleMode::Tensor ? 0 : i];
 }
 
 bool fits_blasint(std::int64_t v) { return v <= std::numeric_limits<blasint>::max(); }
@@ -115,11 +132,15 @@ ReferenceMatrix empty_result(const GemmDesc& d, bool want_gauge) {
 
 ReferenceMatrix reference_sequential(const GemmDesc& d, const GemmArgs& args, bool want_gauge) {
   ReferenceMatrix r = empty_result(d, want_gauge);
-  core::reference_visit(d, args, want_gauge,
-                        [&](std::int64_t l, std::int64_t i, std::int64_t j, double v, double g) {
-                          r.value[r.index(l, i, j)] = v;
-                          if (want_gauge) r.gauge[r.index(l, i, j)] = g;
-                        });
+  // The scales as the spec applies them; the bias and the activation are not this function's.
+  GemmDesc plain = d;
+  plain.epilogue = {};
+  core::reference_visit_epilogue(
+      plain, args, want_gauge,
+      [&](std::int64_t l, std::int64_t i, std::int64_t j, double v, double g) {
+        r.value[r.index(l, i, j)] = v;
+        if (want_gauge) r.gauge[r.index(l, i, j)] = g;
+      });
   return r;
 }
 
@@ -143,8 +164,10 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
     double* value = r.value.data() + l * mn;
     double* gauge = want_gauge ? r.gauge.data() + l * mn : nullptr;
     if (use_ab) {
-      widen(d.a, stored_extent_a(d), d.trans_a, args.a, l, &a);
-      widen(d.b, stored_extent_b(d), d.trans_b, args.b, l, &b);
+      widen(d.a, stored_extent_a(d), d.trans_a, args.a, l, &a,
+            core::k_scale(d, args.scale_a, nullptr, true), true);
+      widen(d.b, stored_extent_b(d), d.trans_b, args.b, l, &b,
+            core::k_scale(d, args.scale_b, args.zero_b, false), false);
       p.resize(static_cast<std::size_t>(mn));
       if (want_gauge) g.resize(static_cast<std::size_t>(mn));
       fixed.clear();
@@ -177,6 +200,12 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
         const std::int64_t idx = j * d.m + i;
         double out = use_ab ? args.alpha * p[static_cast<std::size_t>(idx)] : 0.0;
         double gg = use_ab && want_gauge ? abs_alpha * g[static_cast<std::size_t>(idx)] : 0.0;
+        if (use_ab) {  // the scales that do not vary along K, as reference_visit_epilogue
+          const double s =
+              vector_scale(d.scale_a, args.scale_a, i) * vector_scale(d.scale_b, args.scale_b, j);
+          out *= s;
+          gg *= std::fabs(s);
+        }
         if (use_c) {
           const double c = core::load_element(d.c.dtype, args.c, oc + i * sc.row + j * sc.col);
           out = use_ab ? out + args.beta * c : args.beta * c;  // keeps -0 when alpha == 0

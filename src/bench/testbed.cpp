@@ -16,6 +16,7 @@
 #include "core/reference.hpp"
 #include "core/validate.hpp"
 #include "core/view.hpp"
+#include "gemmkit/quantize.hpp"
 
 namespace gemmkit::bench {
 
@@ -114,16 +115,16 @@ bool is_packed(const MatrixDesc& m, Extent e, std::int64_t batch) {
 
 // Fills only the logical elements of every batch, leaving the padding at the sentinel.
 void fill_logical(const MatrixDesc& m, Extent e, std::int64_t batch, std::uint8_t* buf,
-                  std::uint64_t seed) {
+                  std::uint64_t seed, double lo = -1.0, double hi = 1.0) {
   const std::int64_t n = elements_of(m, e, batch);
   if (n == 0) return;
   // Packed: every element is logical; fill in place (the same values as through tmp).
   if (is_packed(m, e, batch)) {
-    fill_uniform(m.dtype, buf, n, seed);
+    fill_uniform(m.dtype, buf, n, seed, lo, hi);
     return;
   }
   std::vector<std::uint8_t> tmp((n * dtype_bits(m.dtype) + 7) / 8 + 1);
-  fill_uniform(m.dtype, tmp.data(), n, seed);
+  fill_uniform(m.dtype, tmp.data(), n, seed, lo, hi);
   const core::Strides s = core::stored_strides(m.layout, m.ld);
   for (std::int64_t l = 0; l < batch; ++l)
     for (std::int64_t r = 0; r < e.rows; ++r)
@@ -134,6 +135,9 @@ void fill_logical(const MatrixDesc& m, Extent e, std::int64_t batch, std::uint8_
 }
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
+
+bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
+bool is_int(DType t) { return t == DType::I8 || t == DType::I4; }
 
 std::string describe(std::int64_t l, std::int64_t i, std::int64_t j, double got, double want,
                      double bound) {
@@ -163,13 +167,67 @@ HostCase HostCase::make(const GemmDesc& desc, double alpha, double beta, std::ui
   // case); a kernel that reads it anyway still changes nothing it may not, and any use of its
   // values shows (0x5A5A... is about 1.5e16 as f32 or bf16).
   if (beta != 0.0) fill_logical(d.c, stored_extent_cd(d), batch, hc.c.data(), seed * 4 + 3);
+  const bool weight_only = !is_int(d.a.dtype) && is_int(d.b.dtype);
+  if (weight_only) {  // integer weights over their whole range
+    const double hi = d.b.dtype == DType::I4 ? 7.0 : 127.0;
+    fill_logical(d.b, stored_extent_b(d), batch, hc.b.data(), seed * 4 + 2,
+                 d.b.dtype == DType::I4 ? -8.0 : -hi, hi);
+  }
+  for (const bool is_a : {true, false}) {
+    const ScaleDesc& sd = is_a ? d.scale_a : d.scale_b;
+    if (sd.mode == ScaleMode::None) continue;
+    const Extent e = is_a ? scale_extent_a(d) : scale_extent_b(d);
+    const bool grid = core::varies_along_k(sd.mode);
+    const std::int64_t count =
+        std::max<std::int64_t>(1, grid ? core::footprint(sd.layout, e, sd.ld) : e.rows * e.cols);
+    std::vector<std::uint8_t>& s = is_a ? hc.scale_a : hc.scale_b;
+    const std::size_t bytes = static_cast<std::size_t>(count * dtype_bits(sd.dtype) / 8);
+    s.assign(bytes, 0);
+    const MatrixDesc& m = is_a ? d.a : d.b;
+    const std::uint64_t sseed = seed * 4 + (is_a ? 5 : 6);
+    if ((m.dtype == DType::E4M3 || m.dtype == DType::E5M2) && d.batch == 1) {
+      // The fp8 operand from f32 values, its scales from the amax (quantize_fp8).
+      const Extent x = is_a ? stored_extent_a(d) : stored_extent_b(d);
+      const MatrixDesc src{DType::F32, m.layout, m.ld, 0};
+      std::vector<float> v(static_cast<std::size_t>(core::footprint(m.layout, x, m.ld)));
+      fill_uniform(DType::F32, v.data(), static_cast<std::int64_t>(v.size()), sseed);
+      std::vector<std::uint8_t>& buf = is_a ? hc.a : hc.b;
+      (void)quantize_fp8(d, is_a ? Arg::A : Arg::B, src, v.data(), buf.data(), s.data());
+    } else {
+      const double k = sd.mode == ScaleMode::Group ? 1.0 / 64 : 1.0;
+      fill_uniform(sd.dtype, s.data(), count, sseed, 0.5 * k, 2.0 * k);
+    }
+    if (!is_a && sd.mode == ScaleMode::Group && sd.zero_points) {
+      hc.zero_b.assign(bytes, 0);
+      fill_uniform(DType::I8, hc.zero_b.data(), count, sseed + 1, -3.0, 3.0);  // integers
+      for (std::int64_t q = count - 1; q >= 0; --q)  // widened in place, from the end
+        core::store_element(sd.dtype, hc.zero_b.data(), q,
+                            double(reinterpret_cast<const std::int8_t*>(hc.zero_b.data())[q]));
+    }
+  }
   return hc;
 }
 
-GemmArgs HostCase::args() { return GemmArgs{a.data(), b.data(), c.data(), d.data(), alpha, beta}; }
+const void* HostCase::scale_ptr(bool is_a) const {
+  const ScaleMode m = is_a ? desc.scale_a.mode : desc.scale_b.mode;
+  return m == ScaleMode::None ? nullptr : (is_a ? scale_a : scale_b).data();
+}
+
+const void* HostCase::zero_ptr() const {
+  return desc.scale_b.mode == ScaleMode::Group && desc.scale_b.zero_points ? zero_b.data()
+                                                                           : nullptr;
+}
+
+GemmArgs HostCase::args() {
+  GemmArgs g{a.data(), b.data(), c.data(), d.data(), alpha, beta};
+  g.scale_a = scale_ptr(true), g.scale_b = scale_ptr(false), g.zero_b = zero_ptr();
+  return g;
+}
 
 GemmArgs HostCase::args_in_place() {
-  return GemmArgs{a.data(), b.data(), c.data(), c.data(), alpha, beta};
+  GemmArgs g = args();
+  g.d = c.data();
+  return g;
 }
 
 namespace {
@@ -296,17 +354,40 @@ Compare compare_to_matrix(const HostCase& hc, const ReferenceMatrix& ref,
   const GemmDesc& d = hc.desc;
   Compare r;
   const ElementCheck check(d);
-  r.metric = check.exact ? "exact" : "gauge";
+  const bool similarity = is_fp8(d.a.dtype) || is_fp8(d.b.dtype);
+  r.metric = check.exact ? "exact" : similarity ? "similarity" : "gauge";
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
+  double sxy = 0.0, sxx_yy = 0.0;
   if (!core::is_empty(d)) {
     for (std::int64_t l = 0; l < d.batch; ++l)
       for (std::int64_t j = 0; j < d.n; ++j)
         for (std::int64_t i = 0; i < d.m; ++i) {
           const std::size_t e = ref.index(l, i, j);
           const std::int64_t idx = l * d.d.batch_stride + i * sd.row + j * sd.col;
-          check(r, l, i, j, ref.value[e], check.exact ? 0.0 : ref.gauge[e],
-                core::load_element(d.d.dtype, got.data(), idx));
+          const double x = core::load_element(d.d.dtype, got.data(), idx), y = ref.value[e];
+          if (similarity && std::isfinite(x) && std::isfinite(y)) {
+            // The gauge bound's verdict is kept in max_err_over_bound; the similarity decides.
+            Compare g;
+            check(g, l, i, j, y, ref.gauge[e], x);
+            ++r.checked;
+            r.max_abs_err = std::max(r.max_abs_err, g.max_abs_err);
+            r.max_err_over_bound = std::max(r.max_err_over_bound, g.max_err_over_bound);
+            sxy += x * y;
+            sxx_yy += x * x + y * y;
+            continue;
+          }
+          check(r, l, i, j, y, check.exact ? 0.0 : ref.gauge[e], x);
         }
+  }
+  if (similarity) {
+    r.similarity_diff = sxx_yy > 0.0 ? 1.0 - 2.0 * sxy / sxx_yy : 0.0;
+    if (!(r.similarity_diff < 1e-3)) {
+      if (r.mismatches == 0)
+        r.first_failure =
+            "similarity 1 - 2 sum(xy) / sum(x^2 + y^2) = " + std::to_string(r.similarity_diff) +
+            " is not below 1e-3";
+      ++r.mismatches;
+    }
   }
   check_padding(d, got, before, r);
   r.passed = r.mismatches == 0;
@@ -318,6 +399,7 @@ Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>
   const GemmDesc& d = hc.desc;
   const bool exact = ElementCheck(d).exact;
   GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
+  in.scale_a = hc.scale_ptr(true), in.scale_b = hc.scale_ptr(false), in.zero_b = hc.zero_ptr();
   Compare r = compare_to_matrix(hc, reference_dgemm(d, in, !exact), got, before);
   r.reference = "host: fp64 cblas_dgemm (OpenBLAS)";
   return r;
@@ -536,6 +618,8 @@ bool parse_check_mode(std::string_view s, CheckMode* out) noexcept {
 }
 
 CheckMode resolve_check(const GemmDesc& d, const CheckPolicy& policy) noexcept {
+  if (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None)
+    return CheckMode::Full;  // the probe vectors do not model scales
   if (policy.mode != CheckMode::Auto) return policy.mode;
   const double flop = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
                       static_cast<double>(d.k) * static_cast<double>(d.batch);
@@ -584,9 +668,9 @@ VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const 
     DeviceCase dev;  // freed before the check: the GPU reference makes its own copies
     res.status = run_on_device(hc, dev, d_out, opt, &err);
   } else {
-    res.status = gemm(hc.desc, GemmArgs{hc.a.data(), hc.b.data(), hc.c.data(), d_out.data(),
-                                        alpha, beta},
-                      opt);
+    GemmArgs args = hc.args();
+    args.d = d_out.data();
+    res.status = gemm(hc.desc, args, opt);
   }
   res.gemm_s = seconds(t0);
   t0 = clock::now();

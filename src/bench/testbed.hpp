@@ -4,6 +4,8 @@
 //   exact     integer inputs with an i32 output;
 //   gauge     |d - ref| <= eps_out*|ref| + (8 + sqrt(K)) * eps_acc * gauge,
 //             gauge = |alpha| * sum_p |a_ip||b_pj| + |beta| * |c_ij|   (netlib DMMCH's idea);
+//   similarity  fp8 inputs: 1 - 2 sum(x y) / sum(x^2 + y^2) < 1e-3 over D (DeepGEMM's
+//             calc_diff), x the candidate and y the reference; NaN / Inf must agree exactly;
 // NaN in the result where the reference has none always fails, and so does a changed byte of
 // A, B, C or of D's padding (the gaps between rows when ld > rows, and the guard band after).
 #pragma once
@@ -36,7 +38,8 @@ struct Compare {
   double max_abs_err = 0.0;
   double max_err_over_bound = 0.0;  // < 1 passes
   std::string first_failure;        // "D(i,j) batch l: got x, want y (bound b)"
-  std::string metric;               // "exact", "gauge" or "probe"
+  std::string metric;               // "exact", "gauge", "similarity" or "probe"
+  double similarity_diff = 0.0;     // the similarity metric's 1 - 2 sum(xy) / sum(x^2 + y^2)
   std::string reference;            // where the fp64 reference ran (see check_result)
 };
 
@@ -45,11 +48,19 @@ struct HostCase {
   GemmDesc desc;  // lds defaulted
   double alpha = 1.0, beta = 0.0;
   std::vector<std::uint8_t> a, b, c, d;  // each: operand_bytes + kGuardBytes
+  // The scales the descriptor asks for (ScaleDesc: their dtype's bytes; block and group scales
+  // with their ld): fp8 operands with a scale are quantize_fp8'd from U[-1, 1] f32 values
+  // (scales from the amax); other scales are U[0.5, 2]. Integer weights B under floating A
+  // (weight-only) take their whole range (i8 -127..127, i4 -8..7), group scales U[0.5, 2] / 64
+  // and zero points (ScaleDesc::zero_points) integers in [-3, 3].
+  std::vector<std::uint8_t> scale_a, scale_b, zero_b;
+  const void* scale_ptr(bool is_a) const;  // null when that operand has no scale
+  const void* zero_ptr() const;            // null without zero points
   static constexpr std::size_t kGuardBytes = 64;
   static constexpr std::uint8_t kSentinel = 0x5A;
 
   // Builds buffers: A, B, C filled U[-1, 1] (seeded), D and all padding set to the sentinel;
-  // C keeps the sentinel too when beta == 0 (never read).
+  // C keeps the sentinel too when beta == 0 (never read). Scales as above.
   static HostCase make(const GemmDesc& desc, double alpha, double beta, std::uint64_t seed);
   GemmArgs args();                       // pointers into the buffers (D separate from C)
   GemmArgs args_in_place();              // D aliases C (needs matching C/D descriptors)
@@ -93,7 +104,8 @@ Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& d_can
 // The check every bench row and `gemmkit verify` go through:
 //   Full   the fp64 reference on every element (compare_to_reference);
 //   Probe  probe_compare (O(MN + NK + MK) per batch);
-//   Auto   Full when 2*M*N*K*batch is at most `max_reference_flop`, Probe otherwise.
+//   Auto   Full when 2*M*N*K*batch is at most `max_reference_flop`, Probe otherwise; always
+//          Full with scales (the probe does not model them).
 // With `gpu_reference` (the candidate ran on CUDA) the full reference runs on the GPU
 // (bench/reference_device.hpp) on fresh device copies of hc's inputs (never on the
 // candidate's buffers, which it might have changed), and on the host only if that fails

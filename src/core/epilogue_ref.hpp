@@ -43,7 +43,8 @@ inline double activation_slope_bound(Activation a) {
 // + bias) in double, gauge = slope * (|alpha sa_i sb_j| sum |a b| + |beta c| + |bias|), so the
 // testbed's gauge bound holds through the activation. The product comes from reference_visit
 // with beta = 0 (C unread there), C is added here; scales are read only with A and B (alpha !=
-// 0, K > 0), the bias only when EpilogueDesc::bias != None.
+// 0, K > 0), the bias only when EpilogueDesc::bias != None. Block scales are reference_visit's
+// (they scale the elements inside the sum).
 template <class Visit>
 void reference_visit_epilogue(const GemmDesc& d, const GemmArgs& args, bool want_gauge,
                               Visit&& visit) {
@@ -53,9 +54,9 @@ void reference_visit_epilogue(const GemmDesc& d, const GemmArgs& args, bool want
   const ProblemView v = make_view(d);
   GemmArgs product = args;
   product.beta = 0.0;
-  auto scale = [&](const ScaleDesc& s, const float* p, std::int64_t i) {
-    if (!use_ab || s.mode == ScaleMode::None) return 1.0;
-    return double(p[s.mode == ScaleMode::Tensor ? 0 : i]);
+  auto scale = [&](const ScaleDesc& s, const void* p, std::int64_t i) {
+    if (!use_ab || s.mode == ScaleMode::None || varies_along_k(s.mode)) return 1.0;
+    return double(static_cast<const float*>(p)[s.mode == ScaleMode::Tensor ? 0 : i]);
   };
   reference_visit(
       d, product, want_gauge,

@@ -4,7 +4,10 @@
 //   - beta == 0: C is never read (NaN in C does not propagate);
 //   - alpha == 0 or K == 0: A and B are never read, D = beta * C;
 //   - otherwise IEEE arithmetic in double (Inf * 0 = NaN propagates), then one rounding to D.
-// Inputs are read through load_element (every dtype), products summed in double.
+// Inputs are read through load_element (every dtype), products summed in double. Block and
+// group scales (ScaleMode::Block1x128, Block128x128, Group) dequantize each element where it
+// is read: x = A(i, p) * sa(i, p), y = (B(p, j) - z(p, j)) * sb(p, j) in double; the scales
+// that do not vary along K (tensor, row, column) are applied by reference_visit_epilogue.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -25,6 +28,8 @@ void reference_visit(const GemmDesc& d, const GemmArgs& args, bool want_gauge, V
   const ProblemView v = make_view(d);
   const bool use_ab = args.alpha != 0.0 && d.k > 0;
   const bool use_c = args.beta != 0.0;
+  const KScale bsa = k_scale(d, args.scale_a, nullptr, true);
+  const KScale bsb = k_scale(d, args.scale_b, args.zero_b, false);
   for (std::int64_t l = 0; l < d.batch; ++l) {
     const std::int64_t oa = l * d.a.batch_stride, ob = l * d.b.batch_stride;
     const std::int64_t oc = l * d.c.batch_stride;
@@ -33,8 +38,10 @@ void reference_visit(const GemmDesc& d, const GemmArgs& args, bool want_gauge, V
         double acc = 0.0, gauge = 0.0;
         if (use_ab) {
           for (std::int64_t p = 0; p < d.k; ++p) {
-            const double x = load_element(d.a.dtype, args.a, oa + i * v.a.row + p * v.a.col);
-            const double y = load_element(d.b.dtype, args.b, ob + p * v.b.row + j * v.b.col);
+            double x = load_element(d.a.dtype, args.a, oa + i * v.a.row + p * v.a.col);
+            double y = load_element(d.b.dtype, args.b, ob + p * v.b.row + j * v.b.col);
+            if (bsa.base) x = bsa.dequant(x, i, p);
+            if (bsb.base) y = bsb.dequant(y, j, p);
             acc += x * y;
             if (want_gauge) gauge += std::fabs(x * y);
           }

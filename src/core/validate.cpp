@@ -46,7 +46,51 @@ bool valid_activation(Activation a) {
 }
 bool valid_scale_mode(ScaleMode s) {
   return s == ScaleMode::None || s == ScaleMode::Tensor || s == ScaleMode::Row ||
-         s == ScaleMode::Column;
+         s == ScaleMode::Column || varies_along_k(s);
+}
+
+// A scale descriptor: fp32 but for group scales (f16 / bf16 too), zero points with groups
+// only; for block and group scales K in whole blocks, a layout, an ld that fits S.
+Status check_scale(const GemmDesc& d, bool is_a) {
+  const ScaleDesc& s = is_a ? d.scale_a : d.scale_b;
+  const Arg arg = is_a ? Arg::ScaleA : Arg::ScaleB;
+  const std::string name = is_a ? "scale_a" : "scale_b";
+  const bool group = s.mode == ScaleMode::Group, mx = s.mode == ScaleMode::Mx;
+  if (s.mode == ScaleMode::None) return {};
+  if (mx ? s.dtype != DType::E8M0
+         : !(s.dtype == DType::F32 || (group && (s.dtype == DType::F16 || s.dtype == DType::BF16))))
+    return GEMMKIT_INVALID(arg, name +
+                                    ".dtype must be f32 (f16 or bf16 too for group scales; "
+                                    "e8m0 for MX)");
+  const DType op = is_a ? d.a.dtype : d.b.dtype;
+  if (mx && op != DType::E4M3 && op != DType::E5M2)
+    return GEMMKIT_INVALID(arg, name + ": MX scales go with fp8 (e4m3 / e5m2) operands");
+  if (s.zero_points && !group)
+    return GEMMKIT_INVALID(arg, name + ": zero points come with group scales only");
+  if (group && !is_int(d.b.dtype))
+    return GEMMKIT_INVALID(arg, name + ": group scales dequantize integer weights (B i8 / i4)");
+  if (group && s.group != 32 && s.group != 64 && s.group != 128)
+    return GEMMKIT_INVALID(arg,
+                           name + ".group = " + std::to_string(s.group) + " is not 32, 64 or 128");
+  if (!varies_along_k(s.mode)) return {};
+  // A partial last K block would silently scale a tail by another block's scale.
+  const std::int64_t block = group ? s.group : mx ? kMxBlock : kScaleBlock;
+  if (d.k % block != 0)
+    return GEMMKIT_INVALID(arg, name + ": K = " + std::to_string(d.k) +
+                                    " is not a multiple of the " +
+                                    (group ? "group "
+                                     : mx  ? "MX block "
+                                           : "scale block ") +
+                                    std::to_string(block));
+  if (!valid_layout(s.layout)) return GEMMKIT_INVALID(arg, name + ".layout is not row/col");
+  const Extent e = is_a ? scale_extent_a(d) : scale_extent_b(d);
+  if (s.ld < min_ld(s.layout, e))
+    return GEMMKIT_INVALID(arg, name + ".ld = " + std::to_string(s.ld) + " is below max(1, " +
+                                    (s.layout == Layout::ColMajor ? "rows" : "cols") +
+                                    ") = " + std::to_string(min_ld(s.layout, e)) + " of its " +
+                                    std::to_string(e.rows) + " x " + std::to_string(e.cols) +
+                                    " blocks");
+  return {};
 }
 bool is_bias_dtype(DType t) {
   return t == DType::F32 || t == DType::BF16 || t == DType::F16 || t == DType::F64;
@@ -111,9 +155,15 @@ Status validate_desc(const GemmDesc& d) {
     return GEMMKIT_INVALID(Arg::DTypeC, "dtype of C cannot be an output type");
   if (!is_output_dtype(d.d.dtype))
     return GEMMKIT_INVALID(Arg::DTypeD, "dtype of D cannot be an output type");
-  if (is_int(d.a.dtype) != is_int(d.b.dtype))
-    return GEMMKIT_INVALID(Arg::DTypeB, "A and B must both be integer or both floating");
-  const bool integer = is_int(d.a.dtype);
+  // Weight-only quantization: floating activations A against integer weights B.
+  const bool weight_only = !is_int(d.a.dtype) && is_int(d.b.dtype);
+  if (is_int(d.a.dtype) != is_int(d.b.dtype) &&
+      !(weight_only &&
+        (d.a.dtype == DType::F32 || d.a.dtype == DType::BF16 || d.a.dtype == DType::F16)))
+    return GEMMKIT_INVALID(Arg::DTypeB,
+                           "A and B must both be integer or both floating, or A f32 / bf16 / f16 "
+                           "with integer weights B (weight-only)");
+  const bool integer = is_int(d.a.dtype) && is_int(d.b.dtype);
   if (integer ? d.compute != DType::I32
               : (d.compute != DType::F32 && d.compute != DType::F64))
     return GEMMKIT_INVALID(Arg::ComputeType, integer
@@ -127,11 +177,16 @@ Status validate_desc(const GemmDesc& d) {
   if (!valid_activation(d.epilogue.act))
     return GEMMKIT_INVALID(Arg::Epilogue,
                            "epilogue.act is not none/relu/gelu_erf/gelu_tanh/silu");
-  // Scales: per tensor, per row of op(A), per column of op(B).
-  if (!valid_scale_mode(d.scale_a.mode) || d.scale_a.mode == ScaleMode::Column)
-    return GEMMKIT_INVALID(Arg::ScaleA, "scale_a.mode is not none/tensor/row");
+  // Scales: per tensor, per row of op(A), per column of op(B), per block.
+  if (!valid_scale_mode(d.scale_a.mode) || d.scale_a.mode == ScaleMode::Column ||
+      d.scale_a.mode == ScaleMode::Group)
+    return GEMMKIT_INVALID(Arg::ScaleA,
+                           "scale_a.mode is not none/tensor/row/block1x128/block128x128/mx");
   if (!valid_scale_mode(d.scale_b.mode) || d.scale_b.mode == ScaleMode::Row)
-    return GEMMKIT_INVALID(Arg::ScaleB, "scale_b.mode is not none/tensor/column");
+    return GEMMKIT_INVALID(
+        Arg::ScaleB, "scale_b.mode is not none/tensor/column/block1x128/block128x128/group/mx");
+  if (Status s = check_scale(d, true); !s) return s;
+  if (Status s = check_scale(d, false); !s) return s;
   if (integer && (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None))
     return GEMMKIT_INVALID(d.scale_a.mode != ScaleMode::None ? Arg::ScaleA : Arg::ScaleB,
                            "an integer GEMM (exact i32 output) takes no scales");
@@ -166,14 +221,24 @@ Status validate_args(const GemmDesc& d, const GemmArgs& a) {
   // Scales: read with A and B (so only when alpha != 0 and K > 0); 1, M or N fp32 values.
   for (const bool is_a : {true, false}) {
     const ScaleMode mode = is_a ? d.scale_a.mode : d.scale_b.mode;
-    const float* p = is_a ? a.scale_a : a.scale_b;
+    const void* p = is_a ? a.scale_a : a.scale_b;
     const Arg arg = is_a ? Arg::ScaleA : Arg::ScaleB;
     if (mode == ScaleMode::None || !reads_ab) continue;
     if (p == nullptr) return GEMMKIT_INVALID(arg, is_a ? "scale_a is null" : "scale_b is null");
-    const std::int64_t len = mode == ScaleMode::Tensor ? 1 : is_a ? d.m : d.n;
-    const MatrixDesc s{.dtype = DType::F32, .layout = Layout::ColMajor, .ld = len};
-    if (overlaps(rd, byte_range(p, s, {len, 1}, 1)))
+    const ScaleDesc& sd = is_a ? d.scale_a : d.scale_b;
+    const Extent e = is_a ? scale_extent_a(d) : scale_extent_b(d);
+    const bool grid = varies_along_k(mode);
+    const MatrixDesc s{.dtype = sd.dtype,
+                       .layout = grid ? sd.layout : Layout::ColMajor,
+                       .ld = grid ? sd.ld : e.rows * e.cols};
+    const Extent flat = grid ? e : Extent{e.rows * e.cols, 1};
+    if (overlaps(rd, byte_range(p, s, flat, 1)))
       return GEMMKIT_INVALID(Arg::D, is_a ? "D overlaps scale_a" : "D overlaps scale_b");
+    if (!is_a && sd.zero_points) {  // Z: laid out as S
+      if (a.zero_b == nullptr) return GEMMKIT_INVALID(arg, "zero_b is null and zero_points set");
+      if (overlaps(rd, byte_range(a.zero_b, s, flat, 1)))
+        return GEMMKIT_INVALID(Arg::D, "D overlaps zero_b");
+    }
   }
   if (d.epilogue.bias != BiasMode::None) {
     // M (row) or N (column) contiguous values, read by every batch entry.

@@ -89,10 +89,15 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
   }
   pr.ep.act = desc.epilogue.act;
   if (args.alpha != 0.0 && desc.k > 0) {  // scales are read with A and B only
-    if (desc.scale_a.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_a[0]);
-    if (desc.scale_b.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(args.scale_b[0]);
-    if (desc.scale_a.mode == ScaleMode::Row) pr.ep.srow = args.scale_a;
-    if (desc.scale_b.mode == ScaleMode::Column) pr.ep.scol = args.scale_b;
+    const auto* sa = static_cast<const float*>(args.scale_a);
+    const auto* sb = static_cast<const float*>(args.scale_b);
+    if (desc.scale_a.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(sa[0]);
+    if (desc.scale_b.mode == ScaleMode::Tensor) pr.alpha *= Scalar<T>(sb[0]);
+    if (desc.scale_a.mode == ScaleMode::Row) pr.ep.srow = sa;
+    if (desc.scale_b.mode == ScaleMode::Column) pr.ep.scol = sb;
+    // Block scales vary along K: applied to each element as it is packed.
+    pr.a.scale = core::k_scale(desc, args.scale_a, nullptr, true);
+    pr.bt.scale = core::k_scale(desc, args.scale_b, args.zero_b, false);
   }
   return pr;
 }

@@ -5,11 +5,14 @@
 #include "cpu/gemm_driver.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/split_policy.hpp"
+#include "cpu/weight_stream.hpp"
 
 namespace gemmkit::cpu {
 inline namespace GEMMKIT_CPU_ISA {
 
 inline Status sgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
+  // Weight-only decode shapes: integer weights streamed once (weight_stream.hpp).
+  if (weight_stream_applies(d)) return run_weight_stream(d, a, o), Status{};
   // A short side of at most 64 that the small-M tile pads less (M = 16: 8x32 fills both of
   // its tiles where 12x32 wastes a third) takes SgemmSmallM.
   const std::int64_t s = std::min(d.m, d.n);

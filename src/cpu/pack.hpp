@@ -18,10 +18,31 @@
 namespace gemmkit::cpu {
 inline namespace GEMMKIT_CPU_ISA {
 
+// The 256 values of an fp8 format as floats (built once from convert.hpp's exact decoders).
+template <bool E5M2>
+inline const float* fp8_values() {
+  static const auto table = [] {
+    struct {
+      float v[256];
+    } t;
+    for (int c = 0; c < 256; ++c)
+      t.v[c] = E5M2 ? e5m2_to_float(std::uint8_t(c)) : e4m3_to_float(std::uint8_t(c));
+    return t;
+  }();
+  return table.v;
+}
+
 template <class T, PackConvert C>
 inline T load_converted(const PackSource<T>& src, std::int64_t r, std::int64_t p) {
   const std::int64_t idx = r * src.s.row + p * src.s.col;
-  if constexpr (C == PackConvert::Copy) {
+  if constexpr (C == PackConvert::E4M3ToF32 || C == PackConvert::E5M2ToF32) {
+    return fp8_values<C == PackConvert::E5M2ToF32>()[static_cast<const std::uint8_t*>(
+        src.base)[idx]];
+  } else if constexpr (C == PackConvert::I8ToF32) {
+    return static_cast<T>(static_cast<const std::int8_t*>(src.base)[idx]);
+  } else if constexpr (C == PackConvert::I4ToF32 || C == PackConvert::I4ToI32) {
+    return static_cast<T>(int4_get(src.base, idx));
+  } else if constexpr (C == PackConvert::Copy) {
     return static_cast<const T*>(src.base)[idx];
   } else if constexpr (C == PackConvert::Bf16ToF32) {
     const std::uint32_t bits = std::uint32_t(static_cast<const std::uint16_t*>(src.base)[idx])
@@ -43,19 +64,28 @@ inline T load_converted(const PackSource<T>& src, std::int64_t r, std::int64_t p
   }
 }
 
-template <int R, class T, PackConvert C>
+// The converted element times its block scale when the source has one (Scaled).
+template <class T, PackConvert C, bool Scaled>
+inline T load_packed(const PackSource<T>& src, std::int64_t r, std::int64_t p) {
+  if constexpr (Scaled)
+    return static_cast<T>(src.scale.dequant(load_converted<T, C>(src, r, p), r, p));
+  else
+    return load_converted<T, C>(src, r, p);
+}
+
+template <int R, class T, PackConvert C, bool Scaled = false>
 void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, std::int64_t p0,
                     std::int64_t kc, T* dst) {
   // Walk the stored operand along its unit stride: rows when s.row == 1, K otherwise.
   const bool rows_contiguous = src.s.row == 1;
-  if constexpr (C == PackConvert::Copy && kHasTransposePack<R, T>) {
+  if constexpr (C == PackConvert::Copy && !Scaled && kHasTransposePack<R, T>) {
     if (!rows_contiguous && src.s.col == 1)
       return pack_transpose_panels<R, T>(static_cast<const T*>(src.base) + r0 * src.s.row + p0,
                                          src.s.row, rows, kc, dst);
   }
   for (std::int64_t rp = 0; rp < rows; rp += R, dst += R * kc) {
     const std::int64_t n = std::min<std::int64_t>(R, rows - rp);
-    if (rows_contiguous && C == PackConvert::Copy && n == R) {
+    if (rows_contiguous && C == PackConvert::Copy && !Scaled && n == R) {
       // A whole panel of a unit-stride source: one fixed-size copy per K step.
       const T* in = static_cast<const T*>(src.base) + (r0 + rp) + p0 * src.s.col;
       for (std::int64_t p = 0; p < kc; ++p)
@@ -64,7 +94,7 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
       for (std::int64_t p = 0; p < kc; ++p) {
         T* out = dst + p * R;
         for (std::int64_t i = 0; i < n; ++i)
-          out[i] = load_converted<T, C>(src, r0 + rp + i, p0 + p);
+          out[i] = load_packed<T, C, Scaled>(src, r0 + rp + i, p0 + p);
         for (std::int64_t i = n; i < R; ++i) out[i] = T(0);
       }
     } else {
@@ -75,7 +105,7 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
         const std::int64_t pe = std::min(kc, pb + kStep);
         for (std::int64_t i = 0; i < n; ++i)
           for (std::int64_t p = pb; p < pe; ++p)
-            dst[p * R + i] = load_converted<T, C>(src, r0 + rp + i, p0 + p);
+            dst[p * R + i] = load_packed<T, C, Scaled>(src, r0 + rp + i, p0 + p);
       }
       if (n < R)
         for (std::int64_t p = 0; p < kc; ++p)
@@ -88,6 +118,28 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
 template <int R, class T>
 void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, std::int64_t p0,
                  std::int64_t kc, T* dst) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (src.scale.base != nullptr) {  // dequantize with block scales: one loop per conversion
+      switch (src.convert) {
+        case PackConvert::E4M3ToF32:
+          return pack_panels_as<R, T, PackConvert::E4M3ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::E5M2ToF32:
+          return pack_panels_as<R, T, PackConvert::E5M2ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::I8ToF32:
+          return pack_panels_as<R, T, PackConvert::I8ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::I4ToF32:
+          return pack_panels_as<R, T, PackConvert::I4ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::Bf16ToF32:
+          return pack_panels_as<R, T, PackConvert::Bf16ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::F16ToF32:
+          return pack_panels_as<R, T, PackConvert::F16ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::Copy:
+          return pack_panels_as<R, T, PackConvert::Copy, true>(src, r0, rows, p0, kc, dst);
+        default:
+          return pack_panels_as<R, T, PackConvert::Custom, true>(src, r0, rows, p0, kc, dst);
+      }
+    }
+  }
   switch (src.convert) {
     case PackConvert::Copy:
       return pack_panels_as<R, T, PackConvert::Copy>(src, r0, rows, p0, kc, dst);
@@ -97,6 +149,16 @@ void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, s
       return pack_panels_as<R, T, PackConvert::F16ToF32>(src, r0, rows, p0, kc, dst);
     case PackConvert::I8ToI32:
       return pack_panels_as<R, T, PackConvert::I8ToI32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::E4M3ToF32:
+      return pack_panels_as<R, T, PackConvert::E4M3ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::E5M2ToF32:
+      return pack_panels_as<R, T, PackConvert::E5M2ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::I8ToF32:
+      return pack_panels_as<R, T, PackConvert::I8ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::I4ToF32:
+      return pack_panels_as<R, T, PackConvert::I4ToF32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::I4ToI32:
+      return pack_panels_as<R, T, PackConvert::I4ToI32>(src, r0, rows, p0, kc, dst);
     case PackConvert::Custom:
       return pack_panels_as<R, T, PackConvert::Custom>(src, r0, rows, p0, kc, dst);
   }
@@ -138,6 +200,8 @@ void pack_pairs(const PackSource<std::int32_t>& src, std::int64_t r0, std::int64
   switch (src.convert) {
     case PackConvert::I8ToI32:
       return as.template operator()<PackConvert::I8ToI32>();
+    case PackConvert::I4ToI32:
+      return as.template operator()<PackConvert::I4ToI32>();
     case PackConvert::Copy:
       return as.template operator()<PackConvert::Copy>();
     default:

@@ -16,7 +16,12 @@ enum class PackConvert : std::uint8_t {
   Bf16ToF32,  // bf16 bits << 16
   F16ToF32,   // F16C where the file is built with it, else the exact software path
   I8ToI32,
-  Custom,  // compute = custom(ctx, row, col)
+  E4M3ToF32,  // OCP fp8 through a 256-entry table (exact: every fp8 value is a float)
+  E5M2ToF32,
+  I8ToF32,  // integer weights (weight-only): their value, dequantized by the group scale
+  I4ToF32,  // two a byte, low nibble first, sign-extended (convert.hpp's int4_get)
+  I4ToI32,  // the same into the integer kernels (int4 x int4 -> int32, exact)
+  Custom,   // compute = custom(ctx, row, col)
 };
 
 // An operand as the packer sees it: element (r, p) at base[r * s.row + p * s.col] (in stored
@@ -28,6 +33,10 @@ struct PackSource {
   PackConvert convert = PackConvert::Copy;
   T (*custom)(const void* ctx, std::int64_t r, std::int64_t p) = nullptr;
   const void* ctx = nullptr;
+  // Scales that vary along K (block and group scales, with group zero points): the converted
+  // element (r, p) becomes scale.dequant(x, r, p) while packing (dequantize-on-pack); base
+  // null: none.
+  core::KScale scale = {};
 };
 
 // The conversion for a stored dtype into compute type T, or false when there is none built in.
@@ -36,6 +45,11 @@ inline bool pack_convert_for(DType stored, DType compute, PackConvert* out) {
   if (compute == DType::F32 && stored == DType::BF16) return *out = PackConvert::Bf16ToF32, true;
   if (compute == DType::F32 && stored == DType::F16) return *out = PackConvert::F16ToF32, true;
   if (compute == DType::I32 && stored == DType::I8) return *out = PackConvert::I8ToI32, true;
+  if (compute == DType::I32 && stored == DType::I4) return *out = PackConvert::I4ToI32, true;
+  if (compute == DType::F32 && stored == DType::E4M3) return *out = PackConvert::E4M3ToF32, true;
+  if (compute == DType::F32 && stored == DType::E5M2) return *out = PackConvert::E5M2ToF32, true;
+  if (compute == DType::F32 && stored == DType::I8) return *out = PackConvert::I8ToF32, true;
+  if (compute == DType::F32 && stored == DType::I4) return *out = PackConvert::I4ToF32, true;
   return false;
 }
 

@@ -64,10 +64,18 @@ Status bias_supported(const GemmDesc& d) {
   return {};
 }
 
+// fp8 inputs (e4m3, e5m2) and integer weights B under floating A (weight-only: i8, i4)
+// dequantize to f32 while packing, with their block / group scales if any.
+bool is_f32_input(DType t) { return is_f32_family(t) || t == DType::E4M3 || t == DType::E5M2; }
+bool is_weight(DType t) { return t == DType::I8 || t == DType::I4; }
+
 Status sgemm_supports(const GemmDesc& d) {
-  if (d.compute != DType::F32 || !is_f32_family(d.a.dtype) || !is_f32_family(d.b.dtype) ||
+  if (d.compute != DType::F32 || !is_f32_input(d.a.dtype) ||
+      !(is_f32_input(d.b.dtype) || (is_weight(d.b.dtype) && is_f32_family(d.a.dtype))) ||
       !is_f32_family(d.c.dtype) || !is_f32_family(d.d.dtype))
-    return GEMMKIT_UNSUPPORTED("sgemm takes f32/bf16/f16 A, B, C and D with f32 accumulate");
+    return GEMMKIT_UNSUPPORTED(
+        "sgemm takes f32/bf16/f16/e4m3/e5m2 A, the same or i8/i4 weights B, f32/bf16/f16 C and "
+        "D, f32 accumulate");
   return bias_supported(d);
 }
 Status dgemm_supports(const GemmDesc& d) {
@@ -75,9 +83,10 @@ Status dgemm_supports(const GemmDesc& d) {
   return bias_supported(d);
 }
 Status igemm_supports(const GemmDesc& d) {
-  if (d.a.dtype != DType::I8 || d.b.dtype != DType::I8 || d.c.dtype != DType::I32 ||
+  // i4 (two a byte, sign-extended) unpacks to i32 while packing like i8.
+  if (!is_weight(d.a.dtype) || !is_weight(d.b.dtype) || d.c.dtype != DType::I32 ||
       d.d.dtype != DType::I32 || d.compute != DType::I32)
-    return GEMMKIT_UNSUPPORTED("igemm takes i8 A and B, i32 C, D and accumulate");
+    return GEMMKIT_UNSUPPORTED("igemm takes i8 / i4 A and B, i32 C, D and accumulate");
   // |a * b| <= 2^14, so K < 2^17 keeps every i32 partial sum exact.
   if (d.k >= (std::int64_t{1} << 17))
     return GEMMKIT_UNSUPPORTED("igemm: K >= 2^17 could overflow the i32 accumulator");

@@ -9,6 +9,7 @@
 #include "dispatch/model_json.hpp"
 #include "gemmkit/gemm.hpp"
 #include "gemmkit/gemmkit.h"
+#include "gemmkit/quantize.hpp"
 
 namespace {
 
@@ -142,6 +143,39 @@ gemmkit::Status to_problem(const gemmkit_problem* p, Problem* out) {
   return {};
 }
 
+// Out-of-range enum values become 0xFF, which the front door rejects naming the argument.
+template <class E>
+E to_enum(int v, int last) {
+  return static_cast<E>(v >= 0 && v <= last ? v : 0xFF);
+}
+
+gemmkit::ScaleDesc to_scale(const gemmkit_scale& s) {
+  return {.mode = to_enum<gemmkit::ScaleMode>(s.mode, GEMMKIT_SCALE_MX),
+          .layout = s.layout == 0 ? gemmkit::Layout::ColMajor : to_layout(s.layout),
+          .ld = s.ld,
+          .group = s.group,
+          .dtype = s.dtype == GEMMKIT_DTYPE_DEFAULT ? gemmkit::DType::F32 : to_dtype(s.dtype),
+          .zero_points = s.zero_points != 0};
+}
+
+// The fused epilogue and scales into the descriptor and the arguments (nothing when null).
+void apply_fusion(const gemmkit_fusion* f, gemmkit::GemmDesc* d, gemmkit::GemmArgs* args) {
+  if (f == nullptr) return;
+  using namespace gemmkit;
+  d->epilogue = {
+      .bias = to_enum<BiasMode>(f->bias_mode, GEMMKIT_BIAS_COLUMN),
+      .bias_dtype = f->bias_dtype == GEMMKIT_DTYPE_DEFAULT ? DType::F32 : to_dtype(f->bias_dtype),
+      .act = to_enum<Activation>(f->activation, GEMMKIT_ACT_SILU)};
+  d->scale_a = to_scale(f->scale_a);
+  d->scale_b = to_scale(f->scale_b);
+  if (args != nullptr) {
+    args->bias = f->bias;
+    args->scale_a = f->scale_a.values;
+    args->scale_b = f->scale_b.values;
+    args->zero_b = f->scale_b.zero;
+  }
+}
+
 // The status struct's strings live here until the next call on this thread.
 thread_local std::string g_arg_name;
 
@@ -256,6 +290,45 @@ int gemmkit_gemm(const gemmkit_problem* p, const void* a, const void* b, const v
     Problem pr;
     if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
     return fill(gemmkit::gemm(pr.desc, gemmkit::GemmArgs{a, b, c, d, alpha, beta}, pr.opt), status);
+  });
+}
+
+int gemmkit_gemm_fused(const gemmkit_problem* p, const gemmkit_fusion* fusion, const void* a,
+                       const void* b, const void* c, void* d, double alpha, double beta,
+                       gemmkit_status* status) {
+  return guarded(status, [&] {
+    Problem pr;
+    if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
+    gemmkit::GemmArgs args{a, b, c, d, alpha, beta};
+    apply_fusion(fusion, &pr.desc, &args);
+    return fill(gemmkit::gemm(pr.desc, args, pr.opt), status);
+  });
+}
+
+int gemmkit_can_implement_fused(const gemmkit_problem* p, const gemmkit_fusion* fusion,
+                                gemmkit_status* status) {
+  return guarded(status, [&] {
+    Problem pr;
+    if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
+    apply_fusion(fusion, &pr.desc, nullptr);
+    return fill(gemmkit::can_implement(pr.desc, pr.opt), status);
+  });
+}
+
+int gemmkit_quantize_fp8(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
+                         const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
+                         gemmkit_status* status) {
+  return guarded(status, [&] {
+    Problem pr;
+    if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
+    apply_fusion(fusion, &pr.desc, nullptr);
+    if (src_desc == nullptr)
+      return fill(GEMMKIT_INVALID(gemmkit::Arg::None, "src_desc is null"), status);
+    if (operand != 0 && operand != 1)
+      return fill(GEMMKIT_INVALID(gemmkit::Arg::None, "operand must be 0 (A) or 1 (B)"), status);
+    return fill(gemmkit::quantize_fp8(pr.desc, operand == 0 ? gemmkit::Arg::A : gemmkit::Arg::B,
+                                      to_matrix(*src_desc), src, dst, scales),
+                status);
   });
 }
 

@@ -212,8 +212,8 @@ double unit_roundoff(DType t) {
 }
 
 std::string check(const bench::HostCase& hc, const void* bias, const std::vector<std::uint8_t>& got,
-                  const std::vector<std::uint8_t>& before, const float* scale_a = nullptr,
-                  const float* scale_b = nullptr) {
+                  const std::vector<std::uint8_t>& before, const void* scale_a = nullptr,
+                  const void* scale_b = nullptr) {
   const GemmDesc& d = hc.desc;
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
   GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};

@@ -412,7 +412,7 @@ TEST(CpuStoredOutput, PlannerPicksAProductionKernelForBf16AndF16) {
   }
   // What no production kernel implements still takes the reference path, and says so.
   GemmDesc e{.m = 64, .n = 64, .k = 64};
-  e.a.dtype = e.b.dtype = DType::E4M3;
+  e.c.dtype = e.d.dtype = DType::E4M3;  // an fp8 output (fp8 inputs have production kernels)
   const dispatch::Plan p =
       dispatch::make_plan(with_default_lds(e), {.backend = Backend::Cpu}, nullptr, true);
   ASSERT_TRUE(p.launch.kernel);

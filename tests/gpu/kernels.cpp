@@ -312,6 +312,17 @@ TEST_P(CudaKernel, RefusesOtherDtypes) {
   d = make_desc(Case{.m = 16, .n = 16, .k = 16});
   d.b.dtype = DType::F16;  // mixed bf16 x fp16
   EXPECT_EQ(can_implement(d, opt).code, StatusCode::NotSupported);
+  // fp8 (the CPU's for now) and block scales (issue 13): refused, never run unscaled.
+  for (DType t : {DType::E4M3, DType::E5M2}) {
+    d = make_desc(Case{.m = 16, .n = 16, .k = 128});
+    d.a.dtype = d.b.dtype = t;
+    EXPECT_EQ(can_implement(d, opt).code, StatusCode::NotSupported) << dtype_name(t);
+  }
+  d = make_desc(Case{.m = 16, .n = 16, .k = 128});
+  d.scale_a.mode = ScaleMode::Block1x128;
+  d.scale_b.mode = ScaleMode::Block128x128;
+  d = with_default_lds(d);
+  EXPECT_EQ(can_implement(d, opt).code, StatusCode::NotSupported);
   d = make_desc(Case{.m = 16, .n = 16, .k = 16});
   EXPECT_TRUE(can_implement(d, opt).ok());
 }

@@ -1,0 +1,110 @@
+// The low-precision GEMM tests' checks (tests/cpu/quant_*.cpp): D against the fp64 reference
+// with its scales, on every CPU production kernel that takes the problem.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "bench/testbed.hpp"
+#include "core/element.hpp"
+#include "core/epilogue_ref.hpp"
+#include "core/view.hpp"
+#include "dispatch/registry.hpp"
+
+namespace gemmkit::test {
+
+// A problem from `layout` bits: trans_a (1), trans_b (2), row-major A (4), B (8), C and D (16);
+// lds left 0 (packed); i32 accumulation for an i32 D, else f32.
+inline GemmDesc layout_desc(std::int64_t m, std::int64_t n, std::int64_t k, DType ta, DType tb,
+                            DType out, int layout) {
+  GemmDesc d{.m = m, .n = n, .k = k};
+  d.trans_a = (layout & 1) ? Op::Trans : Op::NoTrans;
+  d.trans_b = (layout & 2) ? Op::Trans : Op::NoTrans;
+  d.a = {ta, (layout & 4) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
+  d.b = {tb, (layout & 8) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
+  d.c = d.d = {out, (layout & 16) ? Layout::RowMajor : Layout::ColMajor, 0, 0};
+  d.compute = out == DType::I32 ? DType::I32 : DType::F32;
+  return d;
+}
+
+inline double unit_roundoff(DType t) {
+  switch (t) {
+    case DType::F32:
+      return std::ldexp(1.0, -24);
+    case DType::F16:
+      return std::ldexp(1.0, -11);
+    case DType::BF16:
+      return std::ldexp(1.0, -8);
+    default:
+      return 0.0;
+  }
+}
+
+// D against the fp64 reference (reference_visit_epilogue, scales included) under the gauge
+// bound u_out |ref| + (8 + sqrt(K)) u_f32 gauge (the bias and the activation included): the CPU
+// path dequantizes exactly (fp8) or to f32 (integer weights) and sums in f32, so this is
+// stricter than the testbed's similarity. NaN must match NaN; an infinite
+// reference must be matched bit for bit. Returns "" or the first failure.
+inline std::string check_d(const bench::HostCase& hc, const std::vector<std::uint8_t>& got,
+                           const void* bias = nullptr) {
+  const GemmDesc& d = hc.desc;
+  GemmArgs in = const_cast<bench::HostCase&>(hc).args();
+  in.d = nullptr;
+  in.bias = bias;
+  const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
+  const double uo = unit_roundoff(d.d.dtype), ua = unit_roundoff(DType::F32);
+  const double growth = 8.0 + std::sqrt(double(d.k));
+  std::string first;
+  std::int64_t bad = 0;
+  core::reference_visit_epilogue(
+      d, in, true, [&](std::int64_t, std::int64_t i, std::int64_t j, double want, double gauge) {
+        const double x = core::load_element(d.d.dtype, got.data(), i * sd.row + j * sd.col);
+        const double bound = uo * std::fabs(want) + growth * ua * gauge;
+        const bool ok = std::isnan(want)   ? std::isnan(x)
+                        : std::isinf(want) ? x == want
+                                           : std::fabs(x - want) <= bound;
+        if (!ok && bad++ == 0)
+          first = "D(" + std::to_string(i) + "," + std::to_string(j) + "): got " +
+                  std::to_string(x) + ", want " + std::to_string(want) + " (bound " +
+                  std::to_string(bound) + ")";
+      });
+  return bad ? std::to_string(bad) + " bad, first " + first : "";
+}
+
+// The CPU production kernels that take a problem (the planner's candidates but the reference).
+inline std::vector<std::string> production_kernels(const GemmDesc& d) {
+  std::vector<std::string> names;
+  for (const auto& k : dispatch::registry().all())
+    if (k.backend == Backend::Cpu && k.role == dispatch::KernelRole::Production &&
+        k.can_implement(d))
+      names.push_back(k.name);
+  return names;
+}
+
+inline std::string run_on(const char* kernel, bench::HostCase& hc, const void* bias = nullptr) {
+  const auto a0 = hc.a, b0 = hc.b, c0 = hc.c;
+  const auto sa0 = hc.scale_a, sb0 = hc.scale_b;
+  std::vector<std::uint8_t> got = hc.d;
+  GemmArgs args = hc.args();
+  args.d = got.data();
+  args.bias = bias;
+  const Options opt{.backend = Backend::Cpu, .kernel = kernel, .threads = 2};
+  if (Status s = gemm(hc.desc, args, opt); !s) return to_string(s);
+  if (hc.a != a0 || hc.b != b0 || hc.c != c0 || hc.scale_a != sa0 || hc.scale_b != sb0)
+    return "an input or a scale was modified";
+  // D's padding (the gap of ld and the guard band) keeps the sentinel.
+  const core::Strides sd = core::stored_strides(hc.desc.d.layout, hc.desc.d.ld);
+  const int eb = dtype_bits(hc.desc.d.dtype) / 8;
+  std::vector<bool> logical(got.size(), false);
+  for (std::int64_t i = 0; i < hc.desc.m; ++i)
+    for (std::int64_t j = 0; j < hc.desc.n; ++j)
+      for (int b = 0; b < eb; ++b) logical[(i * sd.row + j * sd.col) * eb + b] = true;
+  for (std::size_t p = 0; p < got.size(); ++p)
+    if (!logical[p] && got[p] != hc.d[p]) return "padding byte " + std::to_string(p) + " changed";
+  if (bench::corrupt_result_requested()) bench::corrupt_d00(hc.desc, got);
+  return check_d(hc, got, bias);
+}
+
+}  // namespace gemmkit::test
