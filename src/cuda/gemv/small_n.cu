@@ -161,7 +161,7 @@ Status can_implement(const GemmDesc& d) {
   // Built for sm_90a with the sm90 family: its architecture, dtype and extent checks.
   if (Status s = sm90::can_implement(d); !s) return s;
   if (std::min(d.m, d.n) > kMaxSmall)
-    return GEMMKIT_UNSUPPORTED("the small-N kernel takes M or N <= 8");
+    return GEMMKIT_UNSUPPORTED("the small-N kernel takes M or N <= " + std::to_string(kMaxSmall));
   const gpu::Problem pr = gpu::make_problem(d, GemmArgs{}, true);
   if (pr.params.a.s_k != 1 || (pr.params.n > 1 && pr.params.b.s_k != 1))
     return GEMMKIT_UNSUPPORTED(

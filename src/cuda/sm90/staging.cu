@@ -49,6 +49,24 @@ std::size_t padded_bytes(const OperandView& v, int64_t outer, int64_t k, int64_t
   return (bytes + kWsAlign - 1) / kWsAlign * kWsAlign;
 }
 
+// Elements p[0..7] (p on 2 bytes) from the two aligned 16-byte chunks that hold them: two
+// vector loads and a shift instead of eight 2-byte loads. The caller makes sure both chunks lie
+// inside the operand.
+__device__ __forceinline__ uint4 load8_shifted(const std::uint16_t* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const auto* q = reinterpret_cast<const uint4*>(a & ~std::uintptr_t{15});
+  const uint4 lo = q[0], hi = q[1];
+  const std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const int e = static_cast<int>(a & 15) / 2, s = e / 2;  // element, 32-bit word offsets
+  std::uint32_t o[5];
+#pragma unroll
+  for (int i = 0; i < 5; ++i)  // constant indices: selects, not a local-memory array
+    o[i] = s == 0 ? w[i] : s == 1 ? w[i + 1] : s == 2 ? w[i + 2] : w[i + 3];
+  if ((e & 1) == 0) return make_uint4(o[0], o[1], o[2], o[3]);
+  return make_uint4(__funnelshift_r(o[0], o[1], 16), __funnelshift_r(o[1], o[2], 16),
+                    __funnelshift_r(o[2], o[3], 16), __funnelshift_r(o[3], o[4], 16));
+}
+
 // dst(row, j) = src(row, j) for j < contig, 0 up to the padded row length; 16 bytes a thread.
 __global__ void pad_copy_kernel(const std::uint16_t* __restrict__ src, std::uint16_t* dst,
                                 int64_t contig, int64_t rows, int64_t s_contig, int64_t s_row,
@@ -58,15 +76,23 @@ __global__ void pad_copy_kernel(const std::uint16_t* __restrict__ src, std::uint
        c += int64_t{gridDim.x} * blockDim.x) {
     const int64_t j0 = (c % chunks_per_row) * 8, r = (c / chunks_per_row) % rows;
     const int64_t l = c / (chunks_per_row * rows);
-    const std::uint16_t* s = src + l * s_batch + r * s_row + j0 * s_contig;
-    std::uint16_t e[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) e[i] = j0 + i < contig ? s[i * s_contig] : 0;
+    const std::uint16_t* row = src + l * s_batch + r * s_row;
+    const std::uint16_t* s = row + j0 * s_contig;
+    // Both aligned chunks inside this row's own elements: the shifted vector load.
+    const auto first = reinterpret_cast<std::uintptr_t>(s) & ~std::uintptr_t{15};
     uint4 v;
-    v.x = e[0] | (std::uint32_t{e[1]} << 16);
-    v.y = e[2] | (std::uint32_t{e[3]} << 16);
-    v.z = e[4] | (std::uint32_t{e[5]} << 16);
-    v.w = e[6] | (std::uint32_t{e[7]} << 16);
+    if (s_contig == 1 && j0 + 8 <= contig && first >= reinterpret_cast<std::uintptr_t>(row) &&
+        first + 32 <= reinterpret_cast<std::uintptr_t>(row + contig)) {
+      v = load8_shifted(s);
+    } else {
+      std::uint16_t e[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) e[i] = j0 + i < contig ? s[i * s_contig] : 0;
+      v.x = e[0] | (std::uint32_t{e[1]} << 16);
+      v.y = e[2] | (std::uint32_t{e[3]} << 16);
+      v.z = e[4] | (std::uint32_t{e[5]} << 16);
+      v.w = e[6] | (std::uint32_t{e[7]} << 16);
+    }
     *reinterpret_cast<uint4*>(dst + (l * rows + r) * ld + j0) = v;
   }
 }
