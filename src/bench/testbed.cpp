@@ -79,9 +79,6 @@ void fill_uniform(DType t, void* p, std::int64_t count, std::uint64_t seed, doub
   }
 }
 
-namespace {
-
-// Unit roundoff of a type (0 for integers: exact).
 double unit_roundoff(DType t) {
   switch (t) {
     case DType::F64: return std::ldexp(1.0, -53);
@@ -93,6 +90,8 @@ double unit_roundoff(DType t) {
     default: return 0.0;
   }
 }
+
+namespace {
 
 std::int64_t elements_of(const MatrixDesc& m, Extent e, std::int64_t batch) {
   std::int64_t elems = core::footprint(m.layout, e, m.ld);

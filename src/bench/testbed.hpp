@@ -43,6 +43,10 @@ struct Compare {
   std::string reference;            // where the fp64 reference ran (see check_result)
 };
 
+// Unit roundoff of a type: 2^-53 f64, 2^-24 f32, 2^-11 f16, 2^-8 bf16, 2^-4 e4m3, 2^-3 e5m2;
+// 0 for integers (exact). The gauge bound's u_out and u_acc.
+double unit_roundoff(DType t);
+
 // Host operands of one case, with a guard band after each buffer.
 struct HostCase {
   GemmDesc desc;  // lds defaulted

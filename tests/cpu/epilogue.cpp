@@ -196,21 +196,6 @@ TEST(CpuEpilogue, OnlyKernelsThatFuseItImplementIt) {
 // D against reference_visit_epilogue under the testbed's gauge bound: |d - ref| <=
 // u_out * |ref| + (8 + sqrt(K)) * u_acc * gauge, gauge counting |bias| and the activation's
 // slope; NaN where the reference has none fails. Also checks D's padding.
-double unit_roundoff(DType t) {
-  switch (t) {
-    case DType::F64:
-      return std::ldexp(1.0, -53);
-    case DType::F32:
-      return std::ldexp(1.0, -24);
-    case DType::F16:
-      return std::ldexp(1.0, -11);
-    case DType::BF16:
-      return std::ldexp(1.0, -8);
-    default:
-      return 0.0;
-  }
-}
-
 std::string check(const bench::HostCase& hc, const void* bias, const std::vector<std::uint8_t>& got,
                   const std::vector<std::uint8_t>& before, const void* scale_a = nullptr,
                   const void* scale_b = nullptr) {
@@ -219,7 +204,7 @@ std::string check(const bench::HostCase& hc, const void* bias, const std::vector
   GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
   in.bias = bias;
   in.scale_a = scale_a, in.scale_b = scale_b;
-  const double uo = unit_roundoff(d.d.dtype), ua = unit_roundoff(d.compute);
+  const double uo = bench::unit_roundoff(d.d.dtype), ua = bench::unit_roundoff(d.compute);
   const double growth = 8.0 + std::sqrt(double(d.k));
   std::string first;
   std::int64_t bad = 0;

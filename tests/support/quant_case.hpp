@@ -29,19 +29,6 @@ inline GemmDesc layout_desc(std::int64_t m, std::int64_t n, std::int64_t k, DTyp
   return d;
 }
 
-inline double unit_roundoff(DType t) {
-  switch (t) {
-    case DType::F32:
-      return std::ldexp(1.0, -24);
-    case DType::F16:
-      return std::ldexp(1.0, -11);
-    case DType::BF16:
-      return std::ldexp(1.0, -8);
-    default:
-      return 0.0;
-  }
-}
-
 // D against the fp64 reference (reference_visit_epilogue, scales included) under the gauge
 // bound u_out |ref| + (8 + sqrt(K)) u_f32 gauge (the bias and the activation included): the CPU
 // path dequantizes exactly (fp8) or to f32 (integer weights) and sums in f32, so this is
@@ -54,7 +41,7 @@ inline std::string check_d(const bench::HostCase& hc, const std::vector<std::uin
   in.d = nullptr;
   in.bias = bias;
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
-  const double uo = unit_roundoff(d.d.dtype), ua = unit_roundoff(DType::F32);
+  const double uo = bench::unit_roundoff(d.d.dtype), ua = bench::unit_roundoff(DType::F32);
   const double growth = 8.0 + std::sqrt(double(d.k));
   std::string first;
   std::int64_t bad = 0;

@@ -49,14 +49,18 @@ gpu::Problem problem_of(const TileConfig& cfg, const GemmDesc& d, const GemmArgs
   return gpu::make_problem(d, a, cfg.large_m);
 }
 
+// Output tiles of the scheduler (one per cluster: `cluster` CTA tiles of 128 x blk_n).
+std::int64_t cluster_tiles(const TileConfig& cfg, const gpu::Problem& pr) {
+  return sched::ceil_div(pr.params.m, 128 * cfg.cluster) *
+         sched::ceil_div(pr.params.n, cfg.blk_n) * pr.batch;
+}
+
 // Split-K pieces per tile for a problem on `sms` SMs (1: data-parallel).
 std::int64_t splits_of(const TileConfig& cfg, const gpu::Problem& pr, int sms, int split) {
-  const gpu::Params& p = pr.params;
-  if (!p.read_ab || split == 1 || sms <= 0) return 1;
-  const std::int64_t tiles = sched::ceil_div(p.m, 128 * cfg.cluster) *
-                             sched::ceil_div(p.n, cfg.blk_n) * pr.batch;
+  if (!pr.params.read_ab || split == 1 || sms <= 0) return 1;
+  const std::int64_t tiles = cluster_tiles(cfg, pr);
   if (tiles * cfg.cluster > kMaxSplitTiles) return 1;
-  return split_count(tiles, sched::ceil_div(p.k, 64), sms / cfg.cluster, split);
+  return split_count(tiles, sched::ceil_div(pr.params.k, 64), sms / cfg.cluster, split);
 }
 
 constexpr std::size_t kAlign = 256;
@@ -75,9 +79,7 @@ Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, std::int64_t spl
   Layout l;
   l.staging = pr.params.read_ab ? staging_bytes(pr) : 0;
   if (splits > 1) {
-    const std::int64_t tiles = sched::ceil_div(pr.params.m, 128 * cfg.cluster) * cfg.cluster *
-                               sched::ceil_div(pr.params.n, cfg.blk_n) * pr.batch;
-    l.partial = split_partial_bytes(tiles, splits, cfg.blk_n);
+    l.partial = split_partial_bytes(cluster_tiles(cfg, pr) * cfg.cluster, splits, cfg.blk_n);
     l.flags = caller_ws ? kFlagBytes : 0;
   }
   return l;
