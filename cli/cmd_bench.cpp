@@ -61,7 +61,8 @@ bench::BenchProblem make_problem(const std::string& name, const ProblemOptions& 
 // The candidates of one problem: the planner's pick, or registry kernels matching --kernel.
 // With none, *why says why (the planner's status and the reasons its kernels gave).
 std::vector<bench::Candidate> candidates_for(const GemmDesc& desc, Backend backend,
-                                             const std::string& pattern, std::string* why) {
+                                             const std::string& pattern, const Options& req,
+                                             std::string* why) {
   std::vector<bench::Candidate> out;
   const auto add = [&](const dispatch::KernelInfo& k) {
     out.push_back(
@@ -70,6 +71,8 @@ std::vector<bench::Candidate> candidates_for(const GemmDesc& desc, Backend backe
   if (pattern.empty()) {
     Options o;
     o.backend = backend;
+    o.split_k = req.split_k;
+    o.schedule = req.schedule;
     const dispatch::Plan plan = dispatch::make_plan(with_default_lds(desc), o);
     if (plan.status && plan.launch.kernel)
       add(*plan.launch.kernel);
@@ -213,6 +216,9 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
   hs.measure.rep_ms = o.quick ? 20 : o.rep_ms;
   hs.measure.min_reps = o.min_reps;
   hs.threads = o.threads;
+  const Options request = o.problem.options();  // --split-k, --schedule (validated here)
+  hs.split_k = request.split_k;
+  hs.schedule = request.schedule;
   hs.seed = o.problem.seed;
   hs.check.max_reference_flop = o.max_reference_check_flop;
   hs.warm = o.warm;
@@ -267,7 +273,7 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
       continue;
     }
     std::string why;
-    const auto cands = candidates_for(p.desc, backend, o.problem.kernel, &why);
+    const auto cands = candidates_for(p.desc, backend, o.problem.kernel, request, &why);
     std::vector<bench::Row> r = harness.run(p, cands);
     if (cands.empty() && p.skip.empty()) r.insert(r.begin(), row_without_kernel(why));
     rows.insert(rows.end(), r.begin(), r.end());

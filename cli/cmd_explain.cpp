@@ -41,8 +41,7 @@ void add_explain_command(CLI::App& app) {
   opts->add_to(cmd);
   cmd->callback([opts] {
     const GemmDesc d = with_default_lds(opts->desc());
-    Options o{.backend = opts->backend_value(),
-              .kernel = opts->kernel.empty() ? nullptr : opts->kernel.c_str()};
+    Options o = opts->options();
     const dispatch::ExplainReport rep = dispatch::explain_report(d, o, opts->beta);
     const dispatch::Plan& p = rep.plan;
     const nlohmann::json& j = rep.json;

@@ -308,7 +308,7 @@ void add_ledger_command(CLI::App& app) {
   auto o = std::make_shared<LedgerOptions>();
   CLI::App* cmd = app.add_subcommand(
       "ledger", "the analytic model: FLOPs, bytes, roofline, tile ledger, variant, prediction");
-  o->problem.add_to(cmd);
+  o->problem.add_to(cmd, true, false);
   cmd->add_option("--machine", o->machine, "builtin machine or a .json file (--list-machines)")
       ->capture_default_str();
   cmd->add_option("--tile", o->tile,

@@ -23,8 +23,7 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--reps", *reps, "timed calls (0: as many as fit in ~200 ms)");
   cmd->callback([opts, reps] {
     const GemmDesc desc = opts->desc();  // validated: throws before any allocation
-    Options o{.backend = opts->backend_value(),
-              .kernel = opts->kernel.empty() ? nullptr : opts->kernel.c_str()};
+    Options o = opts->options();
     const bool device = o.backend == Backend::Cuda ||
                         (o.backend == Backend::Auto && cuda_available());
     require_memory(bench::run_memory(desc, device));  // before the first buffer

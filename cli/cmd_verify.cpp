@@ -44,8 +44,7 @@ void add_verify_command(CLI::App& app) {
     if (!bench::parse_check_mode(o->check, &policy.mode))
       throw CLI::ValidationError("--check", "must be full, probe or auto, not '" + o->check + "'");
     const GemmDesc desc = opts.desc();  // validated: nothing is allocated for a bad problem
-    const Options opt{.backend = opts.backend_value(),
-                      .kernel = opts.kernel.empty() ? nullptr : opts.kernel.c_str()};
+    const Options opt = opts.options();
     const bench::CheckMode used = bench::resolve_check(desc, policy);
     require_memory(
         bench::verify_memory(desc, opt.backend == Backend::Cuda, used == bench::CheckMode::Full));

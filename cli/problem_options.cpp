@@ -54,7 +54,7 @@ Status parse_size(const std::string& text, Arg arg, std::int64_t* out) {
 
 }  // namespace
 
-void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes) {
+void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) {
   // A size flag: text parsed here; the first failure (lowest netlib position) is kept.
   const auto size = [this, cmd](const char* flag, std::int64_t* field, Arg arg, const char* help) {
     cmd->add_option_function<std::string>(
@@ -106,6 +106,13 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes) {
   cmd->add_flag("--zero-points", zero_points, "group zero points: w = (q - z) * s");
   cmd->add_option("--backend", backend, "auto, cpu or cuda")->capture_default_str();
   cmd->add_option("--kernel", kernel, "force a registered kernel by name (see `gemmkit kernels`)");
+  if (with_schedule) {
+    cmd->add_option("--split-k", split_k, "split-K pieces (0: the planner's choice; 1: none)")
+        ->capture_default_str();
+    cmd->add_option("--schedule", schedule,
+                    "scheduler mode: auto, data_parallel, split_k or stream_k")
+        ->capture_default_str();
+  }
   cmd->add_option("--seed", seed, "seed of the U[-1,1] fills")->capture_default_str();
   cmd->add_flag("--json", json, "print one JSON object");
 }
@@ -115,6 +122,24 @@ Backend ProblemOptions::backend_value() const {
   if (backend == "cpu") return Backend::Cpu;
   if (backend == "cuda" || backend == "gpu") return Backend::Cuda;
   throw CLI::ValidationError("--backend", "must be auto, cpu or cuda, not '" + backend + "'");
+}
+
+Options ProblemOptions::options() const {
+  if (split_k < 0) throw CLI::ValidationError("--split-k", "must be >= 0");
+  Schedule s = Schedule::Auto;
+  if (schedule == "data_parallel")
+    s = Schedule::DataParallel;
+  else if (schedule == "split_k")
+    s = Schedule::SplitK;
+  else if (schedule == "stream_k")
+    s = Schedule::StreamK;
+  else if (schedule != "auto")
+    throw CLI::ValidationError(
+        "--schedule", "must be auto, data_parallel, split_k or stream_k, not '" + schedule + "'");
+  return Options{.backend = backend_value(),
+                 .kernel = kernel.empty() ? nullptr : kernel.c_str(),
+                 .split_k = split_k,
+                 .schedule = s};
 }
 
 GemmDesc ProblemOptions::desc() const {

@@ -36,17 +36,23 @@ struct ProblemOptions {
   std::uint64_t seed = 1;
   bool json = false;
   std::string kernel;
+  int split_k = 0;                  // Options::split_k
+  std::string schedule = "auto";    // Options::schedule
 
   // Adds the flags to a subcommand. with_sizes=false leaves out --m/--n/--k (suites).
   // Sizes, leading dimensions and the batch count are read as text, so that a value that is
   // not a 64-bit integer is reported like any other bad argument (ProblemError from desc()).
-  void add_to(CLI::App* cmd, bool with_sizes = true);
+  // with_schedule=false leaves out --split-k/--schedule (`ledger` has a --split-k of its own).
+  void add_to(CLI::App* cmd, bool with_sizes = true, bool with_schedule = true);
   // Turns the flags into a validated descriptor (bench::validate_problem: the API's rules
   // plus byte counts that fit 64 bits). Throws CLI::ValidationError naming the flag on a bad
   // dtype, layout or backend, and ProblemError with the API's Status on a bad size, leading
   // dimension or batch count. Allocates nothing.
   GemmDesc desc() const;
   Backend backend_value() const;
+  // Options from --backend, --kernel, --split-k and --schedule (the kernel name points into
+  // this object). Throws CLI::ValidationError naming a bad flag.
+  Options options() const;
 
  private:
   Status parse_error_;  // the first size flag that was not a 64-bit integer

@@ -122,6 +122,12 @@ struct GemmArgs {
   const void* zero_b = nullptr;   // ScaleDesc::zero_points: Z of the Group mode
 };
 
+// How a production kernel deals its work (the tile scheduler's mode): Auto lets the planner
+// rank every mode a kernel has; the others keep only that mode (a kernel without it refuses).
+// DataParallel: whole output tiles; SplitK: K cut into Options::split_k pieces (0: the
+// planner's count); StreamK: the last tiles' K-iterations spread evenly over the SMs.
+enum class Schedule : std::uint8_t { Auto, DataParallel, SplitK, StreamK };
+
 struct Options {
   Backend backend = Backend::Auto;
   void* stream = nullptr;          // cudaStream_t for the CUDA backend
@@ -131,6 +137,7 @@ struct Options {
   bool allow_fallback = true;      // misaligned operands may take a slower path
   int threads = 0;                 // CPU threads; 0 = all cores
   int split_k = 0;                 // split-K pieces; 0 = the planner's choice
+  Schedule schedule = Schedule::Auto;
 };
 
 // Shape of the stored operand (rows, cols) for a descriptor.

@@ -113,11 +113,8 @@ Status Harness::init() {
   }
   if (s_.llc_bytes > 0) llc_ = CacheSize{s_.llc_bytes, "--llc-bytes"};
   ledger_machine_ = s_.ledger_machine;
-  if (ledger_machine_.empty()) {
-    if (s_.backend == Backend::Cpu) ledger_machine_ = "host";
-    else if (device_.name.find("H200") != std::string::npos) ledger_machine_ = "h200";
-    else if (device_.name.find("H100") != std::string::npos) ledger_machine_ = "h100-sxm";
-  }
+  // Automatic: the planner's own machine (one model for planner, bench and explain).
+  if (ledger_machine_.empty()) ledger_machine_ = dispatch::planning_machine(s_.backend).name;
   if (s_.backend == Backend::Cpu) set_openblas_threads(s_.threads);
   return {};
 }
@@ -128,14 +125,20 @@ double Harness::predict(const GemmDesc& desc, double beta, const std::string& ke
     const GemmDesc d = with_default_lds(desc);
     const Options o{.backend = s_.backend,
                     .kernel = kernel.empty() ? nullptr : kernel.c_str(),
-                    .threads = s_.threads};
+                    .threads = s_.threads,
+                    .split_k = s_.split_k,
+                    .schedule = s_.schedule};
     const GemmArgs args{.beta = beta};
     const dispatch::Plan p = dispatch::make_plan(d, o, &args);
     if (!p.status) return std::nan("");
     const ledger::Machine m =
-        dispatch::limit_threads(ledger::resolve_machine(ledger_machine_), s_.threads);
+        s_.ledger_machine.empty()
+            ? dispatch::planning_machine(s_.backend, s_.threads)
+            : dispatch::limit_threads(ledger::resolve_machine(ledger_machine_), s_.threads);
     const double ms =
-        dispatch::predict_config(d, beta, p.launch.config, p.launch.split, m).total_s * 1e3;
+        dispatch::predict_config(d, beta, p.launch.config, p.launch.mode, p.launch.split, m)
+                .total_s *
+            1e3;
     return std::isfinite(ms) ? ms : std::nan("");
   } catch (const std::exception&) {
     return std::nan("");  // an unknown machine or a config the ledger cannot read
@@ -318,7 +321,7 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
       }
     }
     auto cand = make_gemmkit_provider(d, p.alpha, p.beta, c.kernel, c.config, s_.backend,
-                                      s_.threads);
+                                      s_.threads, s_.split_k, s_.schedule);
     const Verified vc = verify(*cand, hc, sets, target);
     r.disposition = vc.disposition;
     r.check = vc.check;

@@ -36,6 +36,8 @@ struct HarnessSettings {
   std::string baseline = "none";  // "openblas", "cublas" or "none"
   MeasureSettings measure;
   int threads = 0;                // CPU threads for gemmkit and OpenBLAS; 0 = all cores
+  int split_k = 0;                // Options::split_k of every gemmkit call
+  Schedule schedule = Schedule::Auto;  // Options::schedule of every gemmkit call
   std::uint64_t seed = 1;
   CheckPolicy check;
   bool warm = false;              // no rotation, no flush (self-tests only)

@@ -38,7 +38,8 @@ class Provider {
 // A registered gemmkit kernel called through gemm() with Options::kernel set.
 std::unique_ptr<Provider> make_gemmkit_provider(const GemmDesc& desc, double alpha, double beta,
                                                 const std::string& kernel, const std::string& config,
-                                                Backend backend, int threads);
+                                                Backend backend, int threads, int split_k = 0,
+                                                Schedule schedule = Schedule::Auto);
 
 // OpenBLAS through CBLAS (f32 and f64; other dtypes report unsupported()).
 std::unique_ptr<Provider> make_openblas_provider(const GemmDesc& desc, double alpha, double beta,

@@ -11,11 +11,13 @@ namespace {
 class GemmkitProvider final : public Provider {
  public:
   GemmkitProvider(const GemmDesc& desc, double alpha, double beta, std::string kernel,
-                  std::string config, Backend backend, int threads)
+                  std::string config, Backend backend, int threads, int split_k, Schedule schedule)
       : desc_(desc), alpha_(alpha), beta_(beta), kernel_(std::move(kernel)),
         config_(std::move(config)) {
     opt_.backend = backend;
     opt_.threads = threads;
+    opt_.split_k = split_k;
+    opt_.schedule = schedule;
     opt_.kernel = kernel_.c_str();
     opt_.allow_fallback = false;  // time the kernel asked for, or say it cannot run
     if (Status s = can_implement(desc_, opt_); !s) {
@@ -65,8 +67,9 @@ class GemmkitProvider final : public Provider {
 std::unique_ptr<Provider> make_gemmkit_provider(const GemmDesc& desc, double alpha, double beta,
                                                 const std::string& kernel,
                                                 const std::string& config, Backend backend,
-                                                int threads) {
-  return std::make_unique<GemmkitProvider>(desc, alpha, beta, kernel, config, backend, threads);
+                                                int threads, int split_k, Schedule schedule) {
+  return std::make_unique<GemmkitProvider>(desc, alpha, beta, kernel, config, backend, threads,
+                                           split_k, schedule);
 }
 
 }  // namespace gemmkit::bench

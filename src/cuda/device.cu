@@ -31,5 +31,18 @@ bool is_device_pointer(const void* p) noexcept {
   return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
+bool cuda_device_identity(std::string* name, int* sms) noexcept {
+  if (!cuda_available()) return false;
+  int dev = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&p, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  *name = p.name;
+  *sms = p.multiProcessorCount;
+  return true;
+}
+
 }  // namespace dispatch
 }  // namespace gemmkit

@@ -237,14 +237,21 @@ __device__ __forceinline__ void store_tile_rows(const Params& p, int64_t l,
     }
 }
 
+// True when the rows x cols block at (row0, col0) takes store_tile_pairs: inside M x N, D (and
+// C when read, of D's type) with contiguous rows and aligned pairs.
+__device__ __forceinline__ bool fast_tile(const Params& p, int64_t row0, int64_t col0, int rows,
+                                          int cols) {
+  return row0 + rows <= p.m && col0 + cols <= p.n && pairs_aligned(p.d) &&
+         (!p.read_c || (p.c.type == p.d.type && pairs_aligned(p.c)));
+}
+
 // Stores a warp's accumulators whose top-left output is (row0, col0): mma tile (mi, ni)
 // holds rows g and g + 8, columns 2t and 2t + 1 of its 16 x 8 block (g = lane/4, t = lane%4).
 template <int MI, int NI>
 __device__ __forceinline__ void store_accumulators(const Params& p, int64_t l,
                                                    const float (&acc)[MI][NI][4], int64_t row0,
                                                    int64_t col0, int lane) {
-  if (row0 + 16 * MI <= p.m && col0 + 8 * NI <= p.n && pairs_aligned(p.d) &&
-      (!p.read_c || (p.c.type == p.d.type && pairs_aligned(p.c)))) {
+  if (fast_tile(p, row0, col0, 16 * MI, 8 * NI)) {
     const bool quads = NI % 4 == 0 && col0 % 8 == 0 && rows_16b_aligned(p.d);
     switch (p.d.type) {
       case OutType::F32:

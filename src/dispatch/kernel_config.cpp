@@ -160,7 +160,7 @@ bool is_filled(const KernelConfig& c) noexcept {
          c.cluster_m > 0 && c.cluster_n > 0 && c.modes != 0 && c.frag_m >= 0 && c.frag_n >= 0;
 }
 
-ledger::TileConfig to_tile_config(const KernelConfig& c, DType acc, int split) {
+ledger::TileConfig to_tile_config(const KernelConfig& c, DType acc, int split, sched::Mode mode) {
   ledger::TileConfig t;
   t.block_m = c.tile_m;
   t.block_n = c.tile_n;
@@ -168,6 +168,8 @@ ledger::TileConfig to_tile_config(const KernelConfig& c, DType acc, int split) {
   t.stages = c.stages;
   t.threads = c.threads;
   t.split_k = std::max(1, split);
+  t.stream_k = mode == sched::Mode::StreamK;
+  t.tma_operands = c.isa == Isa::Wgmma;
   t.acc = acc;
   t.frag_m = c.frag_m;
   t.frag_n = c.frag_n;

@@ -69,7 +69,8 @@ KernelConfig parse_kernel_config(std::string_view text);
 bool is_filled(const KernelConfig& c) noexcept;
 
 // The ledger's view of a config for one accumulator type and split count.
-ledger::TileConfig to_tile_config(const KernelConfig& c, DType acc, int split = 1);
+ledger::TileConfig to_tile_config(const KernelConfig& c, DType acc, int split = 1,
+                                  sched::Mode mode = sched::Mode::DataParallel);
 
 // The fraction of a machine's peak (for the problem's class) that the instruction set can
 // reach: on a CPU the kernel's vector width over the machine's; 1 on the GPU (the builtin

@@ -229,7 +229,7 @@ ExplainReport explain_report(const GemmDesc& desc, const Options& opt, double be
   if (p.status) {
     put_problem_figures(j, ledger::analyze(d, beta, machine));
     // The chosen plan's prediction: the ranked one, or (ladder, reference) from its config.
-    const ledger::Prediction pred = predict_config(d, beta, l.config, l.split, machine);
+    const ledger::Prediction pred = predict_config(d, beta, l.config, l.mode, l.split, machine);
     j["predicted_s"] = pred.total_s;
     j["limiter"] = pred.limiter;
   }

@@ -6,5 +6,6 @@ bool cuda_available() noexcept { return false; }
 namespace dispatch {
 void register_cuda_kernels(Registry&) {}
 bool is_device_pointer(const void*) noexcept { return false; }
+bool cuda_device_identity(std::string*, int*) noexcept { return false; }
 }  // namespace dispatch
 }  // namespace gemmkit

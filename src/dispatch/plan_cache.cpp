@@ -42,7 +42,8 @@ Key key_of(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
   put(static_cast<int>(d.scale_a.mode)), put(static_cast<int>(d.scale_b.mode));
   put(static_cast<int>(opt.backend));  // a forced kernel checks it against its own
   put(opt.kernel != nullptr ? -1 : static_cast<int>(resolve_backend(opt, args)));
-  put(opt.threads), put(opt.split_k), put(args != nullptr && args->beta != 0.0);
+  put(opt.threads), put(opt.split_k), put(static_cast<int>(opt.schedule));
+  put(args != nullptr && args->beta != 0.0);
   if (opt.kernel != nullptr) key.kernel = opt.kernel;
   assert(i == key.v.size());
   return key;

@@ -84,8 +84,17 @@ Backend resolve_backend(const Options& opt, const GemmArgs* args) noexcept {
 
 const ledger::Machine& planning_machine(Backend b) {
   if (b == Backend::Cuda) {
-    static const ledger::Machine* gpu = ledger::find_machine("h200-measured");
-    return *gpu;
+    // Chosen by the device's name, with its SM count; without a device, the H200 as measured.
+    static const ledger::Machine gpu = [] {
+      std::string name;
+      int sms = 0;
+      const bool dev = cuda_device_identity(&name, &sms);
+      const bool h100 = dev && name.find("H100") != std::string::npos;
+      ledger::Machine m = *ledger::find_machine(h100 ? "h100-sxm" : "h200-measured");
+      if (dev && sms > 0) m.sm_count = sms;
+      return m;
+    }();
+    return gpu;
   }
   return ledger::host_machine_nominal();
 }
@@ -111,6 +120,20 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   if (forced > 0)
     note.add(
         [&] { return "split count " + std::to_string(forced) + ": requested (Options::split_k)"; });
+  const Schedule sched_req = opt.schedule;
+  if (sched_req != Schedule::Auto) {
+    const bool split_mode = sched_req == Schedule::SplitK;
+    if ((forced > 1 && !split_mode) || (forced == 1 && split_mode)) {
+      p.status = GEMMKIT_INVALID(
+          Arg::None, "Options::split_k = " + std::to_string(forced) + " contradicts Options::schedule = " +
+                         std::string(mode_name(mode_of(sched_req))));
+      return p;
+    }
+    note.add([&] {
+      return "scheduler mode " + std::string(mode_name(mode_of(sched_req))) +
+             ": requested (Options::schedule)";
+    });
+  }
 
   if (opt.kernel != nullptr) {
     const KernelInfo* k = reg.find(opt.kernel);
@@ -128,6 +151,12 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     note.add([&] { return "kernel " + k->name + ": requested by name"; });
     const bool dp = k->config.supports(sched::Mode::DataParallel);
     const bool sk = k->config.supports(sched::Mode::SplitK);
+    if (sched_req != Schedule::Auto && !k->config.supports(mode_of(sched_req))) {
+      p.status = GEMMKIT_UNSUPPORTED("kernel " + k->name + " has no " +
+                                     std::string(mode_name(mode_of(sched_req))) +
+                                     " mode (Options::schedule)");
+      return p;
+    }
     if ((forced > 1 && !sk) || (forced == 1 && !dp)) {
       p.status = GEMMKIT_UNSUPPORTED("kernel " + k->name + " has no " +
                                      (forced > 1 ? "split-K" : "data-parallel") +
@@ -136,11 +165,14 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     }
     // Its modes and split counts ranked by the ledger; without a count worth trying, the
     // data-parallel mode, or the split-K kernel's own policy.
-    std::vector<Candidate> ranked =
-        rank_candidates(d, beta, {k}, planning_machine(p.backend, opt.threads), forced);
-    if (!take_best(p, ranked, note))
-      p.launch = dp ? launch_of(k, sched::Mode::DataParallel, 1)
-                    : launch_of(k, sched::Mode::SplitK, forced > 1 ? forced : 0);
+    std::vector<Candidate> ranked = rank_candidates(
+        d, beta, {k}, planning_machine(p.backend, opt.threads), forced, sched_req);
+    if (!take_best(p, ranked, note)) {
+      const sched::Mode m = sched_req != Schedule::Auto ? mode_of(sched_req)
+                            : dp                        ? sched::Mode::DataParallel
+                                                        : sched::Mode::SplitK;
+      p.launch = launch_of(k, m, m == sched::Mode::SplitK ? (forced > 1 ? forced : 0) : 1);
+    }
     if (with_reasons) p.candidates = std::move(ranked);
     return p;
   }
@@ -163,7 +195,8 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
       reference = &k;
   }
   const ledger::Machine machine = planning_machine(p.backend, opt.threads);
-  std::vector<Candidate> ranked = rank_candidates(d, beta, production, machine, forced);
+  std::vector<Candidate> ranked =
+      rank_candidates(d, beta, production, machine, forced, sched_req);
   note.add([&] {
     int viable = 0;
     for (const Candidate& c : ranked) viable += c.status.ok();
@@ -177,6 +210,13 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   const bool found = take_best(p, ranked, note);
   if (with_reasons) p.candidates = std::move(ranked);
   if (found) return p;
+  if (sched_req != Schedule::Auto) {
+    p.status = GEMMKIT_UNSUPPORTED("Options::schedule = " +
+                                   std::string(mode_name(mode_of(sched_req))) + ": no " +
+                                   std::string(backend_name(p.backend)) +
+                                   " production kernel has this mode for this problem");
+    return p;
+  }
   if (forced > 1) {
     p.status = GEMMKIT_UNSUPPORTED("Options::split_k = " + std::to_string(forced) + ": no " +
                                    std::string(backend_name(p.backend)) +

@@ -34,20 +34,26 @@ struct Candidate {
 std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::Mode mode,
                               int workers);
 
-// The ledger's prediction for a config run with `split` K pieces (0 and 1: none) on a machine,
-// the ISA's share of the peak applied. Throws std::invalid_argument for a config the ledger
-// cannot read. The planner, `explain` and `bench` (ledger_pred_ms) all predict through it.
-ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelConfig& c, int split,
-                                  const ledger::Machine& machine);
+// The ledger's prediction for a config run in a scheduler mode with `split` K pieces (0 and 1:
+// none) on a machine, the ISA's share of the peak applied. Throws std::invalid_argument for a
+// config the ledger cannot read. The planner, `explain` and `bench` (ledger_pred_ms) all
+// predict through it.
+ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelConfig& c,
+                                  sched::Mode mode, int split, const ledger::Machine& machine);
 
 // Every candidate of `kernels` on `machine` (its sm_count is the worker count), predicted for
 // `beta`; `forced_split` > 0 (Options::split_k) keeps only that count (1: data-parallel, > 1:
 // split-K). Sorted: the viable ones fastest first, then the refused ones; the candidates
 // within 1% of the fastest are ties, ordered by priority (higher first; then by time). No CUDA
 // device is needed: the test of the ranking passes kernels and a builtin machine.
+// `schedule` other than Auto (Options::schedule) keeps only candidates of that mode.
 std::vector<Candidate> rank_candidates(const GemmDesc& d, double beta,
                                        const std::vector<const KernelInfo*>& kernels,
-                                       const ledger::Machine& machine, int forced_split = 0);
+                                       const ledger::Machine& machine, int forced_split = 0,
+                                       Schedule schedule = Schedule::Auto);
+
+// The scheduler mode of a Schedule other than Auto.
+sched::Mode mode_of(Schedule s) noexcept;
 
 struct Plan {
   Status status;                   // Success when launch.kernel is set
@@ -57,7 +63,9 @@ struct Plan {
   std::vector<std::string> reasons;   // one line per decision (only when asked: `explain`)
 };
 
-// The machine model the planner reasons with for a backend (no measurement on this path).
+// The machine model the planner, `bench` (ledger_pred_ms) and `explain` reason with for a
+// backend (no measurement on this path). CUDA: by the current device's name (H100: h100-sxm;
+// otherwise h200-measured) with the device's SM count, read once.
 const ledger::Machine& planning_machine(Backend b);
 // A CPU machine limited to `threads` threads (0: all cores): fewer workers, the peak scaled.
 // Other machines are returned as they are.

@@ -11,7 +11,9 @@ namespace gemmkit::dispatch {
 
 namespace {
 
-constexpr int kMaxSplit = 64;         // the most K pieces any kernel here takes
+// The most K pieces any kernel here takes: every SM of a 132-SM GPU on one tile (128 x 128 x
+// 65536 ran 24.2 us on 64 of them, half the SMs idle).
+constexpr int kMaxSplit = 256;
 constexpr int kMinItersPerSplit = 4;  // BK steps each piece keeps (the pipeline must fill)
 
 Candidate candidate(const KernelInfo* k, sched::Mode mode, int split, Status status = {}) {
@@ -27,7 +29,7 @@ Candidate candidate(const KernelInfo* k, sched::Mode mode, int split, Status sta
 
 std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::Mode mode,
                               int workers) {
-  if (mode == sched::Mode::DataParallel) return {1};
+  if (mode == sched::Mode::DataParallel || mode == sched::Mode::StreamK) return {1};
   if (mode != sched::Mode::SplitK || c.tile_m <= 0 || c.tile_n <= 0 || c.tile_k <= 0) return {};
   const std::int64_t tiles = sched::ceil_div(d.m, c.tile_m) * sched::ceil_div(d.n, c.tile_n) *
                              std::max<std::int64_t>(1, d.batch);
@@ -41,32 +43,35 @@ std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::M
   return out;
 }
 
-ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelConfig& c, int split,
-                                  const ledger::Machine& machine) {
+ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelConfig& c,
+                                  sched::Mode mode, int split, const ledger::Machine& machine) {
   ledger::Coefficients co;
   co.compute_efficiency = isa_compute_efficiency(c.isa, machine.simd_bits);
-  return ledger::predict(d, beta, to_tile_config(c, d.compute, split), machine, co);
+  return ledger::predict(d, beta, to_tile_config(c, d.compute, split, mode), machine, co);
+}
+
+sched::Mode mode_of(Schedule s) noexcept {
+  return s == Schedule::SplitK    ? sched::Mode::SplitK
+         : s == Schedule::StreamK ? sched::Mode::StreamK
+                                  : sched::Mode::DataParallel;
 }
 
 std::vector<Candidate> rank_candidates(const GemmDesc& d, double beta,
                                        const std::vector<const KernelInfo*>& kernels,
-                                       const ledger::Machine& machine, int forced_split) {
+                                       const ledger::Machine& machine, int forced_split,
+                                       Schedule schedule) {
   std::vector<Candidate> out;
   for (const KernelInfo* k : kernels) {
     const KernelConfig& cfg = k->config;
     Status can = k->can_implement ? k->can_implement(d) : Status{};
     for (sched::Mode mode : kAllModes) {
       if (!cfg.supports(mode)) continue;
+      if (schedule != Schedule::Auto && mode != mode_of(schedule)) continue;
       if (forced_split == 1 && mode != sched::Mode::DataParallel) continue;
       if (forced_split > 1 && mode != sched::Mode::SplitK) continue;
       if (!can) {  // one refused row per kernel, whatever its modes
         out.push_back(candidate(k, mode, 1, can));
         break;
-      }
-      if (mode == sched::Mode::StreamK) {
-        out.push_back(candidate(k, mode, 1,
-                                GEMMKIT_UNSUPPORTED("stream-K is not modelled by the ledger yet")));
-        continue;
       }
       const std::vector<int> splits = forced_split > 1
                                           ? std::vector<int>{forced_split}
@@ -74,9 +79,9 @@ std::vector<Candidate> rank_candidates(const GemmDesc& d, double beta,
       for (int split : splits) {
         Candidate c = candidate(k, mode, split);
         try {
-          c.prediction = predict_config(d, beta, cfg, split, machine);
+          c.prediction = predict_config(d, beta, cfg, mode, split, machine);
           const ledger::TileLedger t =
-              ledger::analyze_tile(d, to_tile_config(cfg, d.compute, split), machine, beta);
+              ledger::analyze_tile(d, to_tile_config(cfg, d.compute, split, mode), machine, beta);
           c.waves = t.waves;
           c.tail_efficiency = t.tail_efficiency;
         } catch (const std::exception& e) {
@@ -97,8 +102,10 @@ std::vector<Candidate> rank_candidates(const GemmDesc& d, double beta,
   while (tied != out.end() && tied->status &&
          tied->predicted_s() <= out.front().predicted_s() * (1 + kTieTolerance))
     ++tied;
+  // Same priority (modes of one kernel): data-parallel first, the mode without a fixup.
   std::stable_sort(out.begin(), tied, [](const Candidate& x, const Candidate& y) {
-    return x.kernel->priority > y.kernel->priority;
+    if (x.kernel->priority != y.kernel->priority) return x.kernel->priority > y.kernel->priority;
+    return x.mode == sched::Mode::DataParallel && y.mode != sched::Mode::DataParallel;
   });
   return out;
 }

@@ -67,4 +67,6 @@ bool glob_match(std::string_view pattern, std::string_view name) noexcept;
 namespace gemmkit::dispatch {
 // True when p is device (or managed) memory of a usable CUDA device; false without CUDA.
 bool is_device_pointer(const void* p) noexcept;
+// The name and SM count of the current CUDA device; false without one.
+bool cuda_device_identity(std::string* name, int* sms) noexcept;
 }  // namespace gemmkit::dispatch

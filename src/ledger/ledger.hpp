@@ -8,4 +8,5 @@
 #include "ledger/read_counts.hpp"
 #include "ledger/roofline_svg.hpp"
 #include "ledger/tile_ledger.hpp"
+#include "ledger/tma_staging.hpp"
 #include "ledger/variant.hpp"

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ledger/problem_ledger.hpp"
+#include "ledger/tma_staging.hpp"
 
 namespace gemmkit::ledger {
 
@@ -49,9 +50,13 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
     const std::int64_t rounds = (cpu_units + cores - 1) / cores;
     return padded / cpu_units * static_cast<double>(rounds * cores) / peak;
   };
-  const double t_waves = peak <= 0 ? 0
-                         : cpu     ? cpu_rounds()
-                                   : t.waves_ceil * unit_flops * conc / peak;
+  // Stream-K (GPU): the workers end together, so the work counts in fractional waves; each
+  // worker parks at most one partial tile, which its tile's owner reads back at the end.
+  const bool stream_k = tile.stream_k && !cpu;
+  const double t_waves = peak <= 0  ? 0
+                         : cpu      ? cpu_rounds()
+                         : stream_k ? t.waves * unit_flops * conc / peak
+                                    : t.waves_ceil * unit_flops * conc / peak;
   const double t_wave_q = std::max(0.0, t_waves - t_compute);
 
   // dram: tiled traffic; with L2 reuse the blocks of one wave share panels, as if the tile were
@@ -91,17 +96,42 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   const double stage_load =
       per_block_bw > 0 ? co.fill_stages * t.smem_bytes_per_stage / per_block_bw : 0;
   const double t_fill = t.waves_ceil * (latency + stage_load);
+  const double partial_bytes = 2.0 * tile.block_m * tile.block_n * 4;  // parked, then read
+  const double t_fixup = stream_k && per_block_bw > 0 && t.work_units % t.concurrent != 0
+                             ? latency + partial_bytes / per_block_bw
+                             : 0;
 
+  // TMA kernels (ledger/tma_staging.hpp): an operand the TMA cannot address is copied first;
+  // one whose rows are off 128 bytes is copied where that pays, else read more slowly.
+  double t_staging = 0, t_misaligned = 0;
+  if (tile.tma_operands && !cpu && d.k > 0) {
+    const std::int64_t batch_n = std::max<std::int64_t>(1, d.batch);
+    for (const MatrixDesc* o : {&d.a, &d.b}) {
+      const std::int64_t eb = std::max(1, dtype_bits(o->dtype) / 8);
+      const auto off = [&](std::int64_t q) {
+        return o->ld * eb % q != 0 || (batch_n > 1 && o->batch_stride * eb % q != 0);
+      };
+      const Extent e = o == &d.a ? stored_extent_a(d) : stored_extent_b(d);
+      const double bytes = static_cast<double>(e.rows) * e.cols * eb * batch_n;
+      if (off(kTmaStrideBytes) || (off(kTmaRowBytes) && stage_misaligned(p.flops, bytes)))
+        t_staging += staging_copy_s(bytes);
+      else if (off(kTmaRowBytes))
+        t_misaligned += kTmaMisalignedShare * t_compute;
+    }
+  }
   pr.terms = {
       {"compute", t_compute, "flops / (peak x compute_efficiency)"},
       {"dram", t_dram, "dram_bytes / (bandwidth x dram_efficiency x busy workers' share)"},
       {"wave_quantization", t_wave_q, "padded tiles and the partial last wave"},
       {"pipeline_fill", t_fill, "waves x (latency + first stage load)"},
+      {"stream_k_fixup", t_fixup, "stream-K: a parked partial tile written and read back"},
+      {"staging", t_staging, "padded copies of operands the TMA cannot address (or reads slowly)"},
+      {"tma_misaligned", t_misaligned, "TMA reads of rows off 128 bytes, not copied"},
       {"launch", launch, "fixed cost of one call"},
   };
   const double body =
       co.overlap ? std::max(t_compute + t_wave_q, t_dram) : t_compute + t_wave_q + t_dram;
-  pr.total_s = launch + t_fill + body;
+  pr.total_s = launch + t_staging + t_misaligned + t_fill + t_fixup + body;
   pr.limiter = launch > body ? "launch" : (t_compute + t_wave_q >= t_dram ? "compute" : "dram");
   return pr;
 }

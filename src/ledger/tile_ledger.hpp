@@ -24,6 +24,10 @@ struct TileConfig {
   DType acc = DType::F32;               // accumulator type (its size sets the register count)
   std::int64_t frag_m = 0, frag_n = 0;  // register tile per thread; 0 = block / threads
   int extra_regs_per_thread = 0;        // registers besides the accumulators (addresses, fragments)
+  bool stream_k = false;  // GPU: the last tiles' K-iterations spread evenly over the workers
+  // GPU: A and B are read by the TMA, which needs 16-byte strides: an operand whose leading
+  // dimension or batch stride breaks that is first copied into a padded workspace.
+  bool tma_operands = false;
 };
 
 // "128x128x32" (BMxBNxBK), or key=value pairs separated by ',' or ' ' as in

@@ -86,13 +86,17 @@ std::string describe(const Case& c, std::uint64_t seed) {
 }
 
 // Runs one case on the device and expects Passed; returns whether it did. `split`: the
-// split-K pieces asked for (Options::split_k; 0: the kernel's choice).
-bool expect_passes(const char* kernel, const Case& c, std::uint64_t seed, int split = 0) {
+// split-K pieces asked for (Options::split_k; 0: the kernel's choice); `schedule`: the
+// scheduler mode asked for (Options::schedule).
+bool expect_passes(const char* kernel, const Case& c, std::uint64_t seed, int split = 0,
+                   Schedule schedule = Schedule::Auto) {
   const bench::VerifyResult r = bench::verify_case(
       make_desc(c), c.alpha, c.beta,
-      Options{.backend = Backend::Cuda, .kernel = kernel, .split_k = split}, seed);
+      Options{.backend = Backend::Cuda, .kernel = kernel, .split_k = split, .schedule = schedule},
+      seed);
   EXPECT_EQ(r.disposition, bench::Disposition::Passed)
-      << kernel << " " << describe(c, seed) << " split=" << split << ": "
+      << kernel << " " << describe(c, seed) << " split=" << split
+      << " schedule=" << static_cast<int>(schedule) << ": "
       << bench::disposition_name(r.disposition) << " " << r.note << " " << r.cmp.first_failure
       << " (max err/bound " << r.cmp.max_err_over_bound << ")";
   return r.disposition == bench::Disposition::Passed;
@@ -402,6 +406,49 @@ TEST_P(CudaKernel, SplitK) {
   EXPECT_TRUE(first == second) << r.kernel << " split-K is not bitwise repeatable";
 }
 
+// Stream-K (a scheduler mode of the production kernels): 1.25 waves of tiles (all spread by K;
+// a worker's share crosses tile boundaries: 8 K-iterations a tile, 10 a worker), 2.5 waves
+// (two data-parallel waves first), fewer tiles than SMs, a batch, alpha == 0, K == 0, an
+// unaligned D (the staged epilogue after the fixup); then the same call twice, same bits.
+TEST_P(CudaKernel, StreamK) {
+  const Subject& r = GetParam();
+  if (r.role != kProduction) GTEST_SKIP() << "stream-K is a mode of the production kernels";
+  if (!dispatch::registry().find(r.kernel)->config.supports(sched::Mode::StreamK)) {
+    // A kernel without the mode refuses the request, naming it, and runs nothing.
+    const Case c{.m = 300, .n = 300, .k = 300};
+    const Status st = can_implement(
+        make_desc(c), Options{.backend = Backend::Cuda, .kernel = r.kernel,
+                              .schedule = Schedule::StreamK});
+    EXPECT_EQ(st.code, StatusCode::NotSupported) << r.kernel;
+    EXPECT_NE(st.message.find("Options::schedule"), std::string::npos) << st.message;
+    return;
+  }
+  const auto waves = [&](double w) {
+    return (static_cast<std::int64_t>(w * kSms) + 10) / 11 * r.tile_n;  // n of 11 tile rows
+  };
+  const std::int64_t m11 = 11 * r.tile_m - 3;
+  const Case cases[] = {
+      {.m = m11, .n = waves(1.25), .k = 8 * 64 - 5, .c = DType::F32, .beta = -1.5},
+      {.m = m11, .n = waves(2.5), .k = 3 * 64, .c = DType::BF16, .beta = 0.5},
+      {.m = 2 * r.tile_m + 1, .n = r.tile_n - 3, .k = 5000, .c = DType::F32, .d = DType::F32,
+       .beta = 1.0},
+      {.m = r.tile_m + 5, .n = 3 * r.tile_n, .k = 64 * 20 + 7, .batch = 3, .beta = 0.25},
+      {.m = m11, .n = waves(1.25), .k = 300, .alpha = 0.0, .beta = 2.0},
+      {.m = 300, .n = 200, .k = 0, .c = DType::F32, .d = DType::F32, .beta = -0.5},
+      {.m = m11, .n = waves(1.25) - 2, .k = 8 * 64 + 1, .ldc = waves(1.25) - 1, .beta = 0.75},
+  };
+  std::uint64_t seed = 1200;
+  for (const Case& c : cases) expect_passes(r.kernel, c, ++seed, 0, Schedule::StreamK);
+  const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::StreamK};
+  const Case c{.m = m11, .n = waves(1.25), .k = 1000, .c = DType::F32, .d = DType::F32,
+               .beta = 0.5};
+  bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 1250);
+  std::vector<std::uint8_t> first = hc.d, second = hc.d;
+  ASSERT_TRUE(run_device(hc, first, opt).ok());
+  ASSERT_TRUE(run_device(hc, second, opt).ok());
+  EXPECT_TRUE(first == second) << r.kernel << " stream-K is not bitwise repeatable";
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, CudaKernel, ::testing::ValuesIn(kRungs),
                          [](const ::testing::TestParamInfo<Subject>& i) {
                            std::string n = i.param.kernel;
@@ -494,6 +541,21 @@ TEST(CudaGemvKernel, OffsetsNaNCAndRepeats) {
     EXPECT_TRUE(cmp.passed) << "offset " << off << ": " << cmp.first_failure;
     EXPECT_TRUE(first == second) << "offset " << off << ": not bitwise repeatable";
   }
+}
+
+// Rows the TMA can read but that start off 128 bytes (ld 4600 bf16 = 9200 bytes) are copied
+// into rows padded to 128 bytes when the GEMM is long enough for that to pay (4600^3), and read
+// as they are when not (1000^3); both right. The workspace says which happened.
+TEST(CudaStaging, MisalignedRowsCopiedWhereItPays) {
+  const char* k = "cuda.sm90_gemm_tma_ws_128x256x64_s4";
+  const Options opt{.backend = Backend::Cuda, .kernel = k, .split_k = 1};  // no partials
+  const GemmDesc big = make_desc(Case{.m = 4600, .n = 4600, .k = 4600});
+  const std::size_t padded = 2 * std::size_t{4600} * 4608 * 2;  // both operands, 64-element rows
+  EXPECT_GE(workspace_size(big, opt), padded);
+  EXPECT_EQ(workspace_size(make_desc(Case{.m = 1000, .n = 1000, .k = 1000}), opt), 0u);
+  EXPECT_EQ(workspace_size(make_desc(Case{.m = 4096, .n = 4096, .k = 4096}), opt), 0u);
+  expect_passes(k, Case{.m = 4600, .n = 4600, .k = 4600, .beta = 0.5}, 1300);
+  expect_passes(k, Case{.m = 1000, .n = 1000, .k = 1000, .beta = 0.5}, 1301);
 }
 
 // An operand of more than 2^31 elements (A: 65539 x 32776 bf16, 4.3 GB; row- and

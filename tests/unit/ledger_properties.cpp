@@ -341,3 +341,54 @@ TEST(LedgerCli, JsonKeys) {
   const std::string bad = std::string(bin) + " ledger --machine no-such-machine --json 2>/dev/null";
   EXPECT_NE(std::system(bad.c_str()), 0);
 }
+
+namespace {
+
+// The TMA kernels' staging rule (ledger/tma_staging.hpp): an operand whose leading dimension
+// is not a multiple of 16 bytes is always copied (its bytes read and written once, a launch);
+// one whose rows are off 128 bytes is copied when the GEMM is long enough for the slower reads
+// to cost more (5000^3), else read slowly (1000^3: a share of the compute time); aligned
+// operands cost nothing; kernels that do not use the TMA never pay either.
+TEST(LedgerStaging, PaddedCopiesOfOperandsTheTmaCannotAddressOrReadsSlowly) {
+  const lg::Machine& m = machine("h200-measured");
+  lg::TileConfig t{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 4, .threads = 384};
+  t.tma_operands = true;
+  const auto pred = [&](std::int64_t m_, std::int64_t n_, std::int64_t k_) {
+    return lg::predict(gemmkit::with_default_lds(problem(m_, n_, k_)), 0.0, t, m);
+  };
+  EXPECT_EQ(pred(4096, 4096, 4096).term("staging"), 0.0);
+  EXPECT_EQ(pred(4096, 4096, 4096).term("tma_misaligned"), 0.0);
+  const double bytes = 4095.0 * 4095 * 2;  // A and B: 4095 x 4095 bf16, ld 4095 (2-byte rows)
+  EXPECT_NEAR(pred(4095, 4095, 4095).term("staging"), 2 * lg::staging_copy_s(bytes), 1e-12);
+  // Only B's ld (4095) is odd; A's (4096) is fine.
+  EXPECT_NEAR(pred(4096, 4096, 4095).term("staging"), lg::staging_copy_s(4095.0 * 4096 * 2),
+              1e-12);
+  EXPECT_NEAR(pred(5000, 5000, 5000).term("staging"), 2 * lg::staging_copy_s(5000.0 * 5000 * 2),
+              1e-12);
+  EXPECT_EQ(pred(5000, 5000, 5000).term("tma_misaligned"), 0.0);
+  const lg::Prediction small = pred(1000, 1000, 1000);
+  EXPECT_EQ(small.term("staging"), 0.0);
+  EXPECT_NEAR(small.term("tma_misaligned"), 2 * lg::kTmaMisalignedShare * small.term("compute"),
+              1e-15);
+  t.tma_operands = false;
+  EXPECT_EQ(pred(4095, 4095, 4095).term("staging"), 0.0);
+  EXPECT_EQ(pred(1000, 1000, 1000).term("tma_misaligned"), 0.0);
+}
+
+// Stream-K counts the work in fractional waves plus a fixup; without a partial wave it adds
+// nothing over data-parallel.
+TEST(LedgerStreamK, FractionalWavesAndAFixup) {
+  const lg::Machine& m = machine("h200-measured");
+  lg::TileConfig dp{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 4, .threads = 384};
+  lg::TileConfig sk = dp;
+  sk.stream_k = true;
+  const GemmDesc odd = gemmkit::with_default_lds(problem(4097, 4097, 4096));  // 561 tiles
+  const lg::Prediction pd = lg::predict(odd, 0.0, dp, m), ps = lg::predict(odd, 0.0, sk, m);
+  EXPECT_LT(ps.total_s, pd.total_s);
+  EXPECT_GT(ps.term("stream_k_fixup"), 0.0);
+  EXPECT_EQ(pd.term("stream_k_fixup"), 0.0);
+  const GemmDesc full = gemmkit::with_default_lds(problem(1536, 2816, 4096));  // 132 tiles
+  EXPECT_DOUBLE_EQ(lg::predict(full, 0.0, sk, m).total_s, lg::predict(full, 0.0, dp, m).total_s);
+}
+
+}  // namespace

@@ -113,13 +113,13 @@ TEST(PlannerRank, SplitCountsStayInsideTheirBounds) {
             EXPECT_LE(x, k_iters / 4);
           }
           EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
-          const std::int64_t most = std::min<std::int64_t>({workers / tiles, k_iters / 4, 64});
+          const std::int64_t most = std::min<std::int64_t>({workers / tiles, k_iters / 4, 256});
           if (most >= 2) {
             EXPECT_EQ(s.back(), most) << "floor(workers / tiles) within the bounds";
           } else {
             EXPECT_TRUE(s.empty());
           }
-          EXPECT_TRUE(split_counts(d, cfg, Mode::StreamK, workers).empty());
+          EXPECT_EQ(split_counts(d, cfg, Mode::StreamK, workers), std::vector<int>{1});
         }
 }
 
@@ -145,6 +145,7 @@ TEST(PlannerRank, RefusedCandidatesComeLastWithTheirReason) {
   streamk.name = "test.streamk_only";
   streamk.config.modes = mode_bit(Mode::StreamK);
   ks.push_back(streamk);
+  ks.back().can_implement = [](const GemmDesc&) { return GEMMKIT_UNSUPPORTED("nor this"); };
   const auto ranked = rank_candidates(bf16(4096, 4096, 4096), 0.0, pointers(ks), h200());
   bool seen_refused = false;
   int refused = 0;
@@ -163,6 +164,51 @@ TEST(PlannerRank, RefusedCandidatesComeLastWithTheirReason) {
   EXPECT_EQ(refused, 2);
   // With the unclustered 128x256 refused, the clustered one (same prediction) is next best.
   EXPECT_EQ(ranked.front().kernel->name, "test.sm90_128x256_c2");
+}
+
+// The same entries with stream-K: chosen where the last wave of tiles is mostly empty (4097^3:
+// 726 tiles of 128 x 192 = 5.5 waves, data-parallel pays 6), not where the tiles fill whole
+// waves (12 x 11 = 132 tiles of 128 x 256) or nearly (4096^3: 3.88 waves of 128 x 256).
+TEST(PlannerRank, StreamKForAPartialLastWave) {
+  auto ks = sm90_like();
+  for (KernelInfo& k : ks)  // as registered: the tiles up to 192 wide have stream-K
+    if (k.config.tile_n <= 192) k.config.modes |= mode_bit(Mode::StreamK);
+  const auto odd = rank_candidates(bf16(4097, 4097, 4097), 0.0, pointers(ks), h200());
+  ASSERT_TRUE(odd.front().status);
+  EXPECT_EQ(odd.front().mode, Mode::StreamK) << odd.front().kernel->name;
+  EXPECT_EQ(odd.front().split, 1);
+  EXPECT_GT(odd.front().prediction.term("stream_k_fixup"), 0);
+  for (auto [m, n] : {std::pair{1536, 2816}, {4096, 4096}}) {
+    const auto even = rank_candidates(bf16(m, n, 4096), 0.0, pointers(ks), h200());
+    ASSERT_TRUE(even.front().status);
+    EXPECT_EQ(even.front().mode, Mode::DataParallel) << m << "x" << n;
+  }
+  // Options::schedule keeps one mode.
+  const auto only = rank_candidates(bf16(4096, 4096, 4096), 0.0, pointers(ks), h200(), 0,
+                                    Schedule::StreamK);
+  ASSERT_FALSE(only.empty());
+  for (const Candidate& c : only) EXPECT_EQ(c.mode, Mode::StreamK) << c.kernel->name;
+}
+
+// Options::schedule through make_plan: a contradiction with Options::split_k is InvalidValue
+// naming both; a mode no kernel of the backend has is NotSupported naming Options::schedule.
+TEST(PlannerRank, ScheduleRequests) {
+  const GemmDesc d = with_default_lds(GemmDesc{.m = 64, .n = 64, .k = 512});
+  const Plan bad = make_plan(
+      d, {.backend = Backend::Cpu, .split_k = 2, .schedule = Schedule::StreamK});
+  EXPECT_EQ(bad.status.code, StatusCode::InvalidValue);
+  EXPECT_NE(bad.status.message.find("Options::split_k"), std::string::npos) << bad.status.message;
+  EXPECT_NE(bad.status.message.find("Options::schedule"), std::string::npos) << bad.status.message;
+  const Plan none = make_plan(d, {.backend = Backend::Cpu, .schedule = Schedule::StreamK});
+  EXPECT_EQ(none.status.code, StatusCode::NotSupported);
+  EXPECT_NE(none.status.message.find("Options::schedule"), std::string::npos)
+      << none.status.message;
+  const Plan dp = make_plan(d, {.backend = Backend::Cpu, .schedule = Schedule::DataParallel});
+  ASSERT_TRUE(dp.status) << to_string(dp.status);
+  EXPECT_EQ(dp.launch.mode, Mode::DataParallel);
+  const Plan sk = make_plan(d, {.backend = Backend::Cpu, .threads = 2, .schedule = Schedule::SplitK});
+  if (sk.status) EXPECT_EQ(sk.launch.mode, Mode::SplitK);
+  else EXPECT_EQ(sk.status.code, StatusCode::NotSupported) << to_string(sk.status);
 }
 
 // Through the CPU planner and the front door: the forced split count reaches the kernel, the

@@ -172,8 +172,10 @@ Status can_implement(const GemmDesc& d) {
 Status run(const GemmDesc& d, const GemmArgs& args, const Options& opt) {
   const gpu::Problem pr = gpu::make_problem(d, args, true);
   const Params& p = pr.params;
-  // Warps per row: enough rows x warps to keep about 32 warps on each of ~132 SMs busy.
-  const int64_t want = (132 * 32 + p.m - 1) / std::max<int64_t>(p.m, 1);
+  // Warps per row: enough rows x warps to keep about 32 warps on each of ~132 SMs busy, and no
+  // more (rounded down: 4096 rows at 2 warps each took two waves of CTAs, 16 us at 1 x 4096 x
+  // 4096 with the DRAM 45% busy).
+  const int64_t want = std::max<int64_t>(1, 132 * 32 / std::max<int64_t>(p.m, 1));
   const int g = want >= 8 ? 8 : want >= 4 ? 4 : want >= 2 ? 2 : 1;
   const int rows_per_cta = kWarps / g;
   const auto stream = static_cast<cudaStream_t>(opt.stream);

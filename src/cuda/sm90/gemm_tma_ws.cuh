@@ -4,11 +4,15 @@
 //     mbarriers) and two consumer warpgroups, each multiplying its 64 x BLK_N half of the
 //     CTA tile with wgmma.mma_async (both operands from shared memory, one wgmma group kept
 //     in flight: a stage is released when the group after it has been issued);
-//   - epilogue: accumulators straight from registers to global memory (src/cuda/epilogue.cuh:
-//     alpha, beta, C read only when beta != 0, f32 / f16 / bf16, predicated at the edges);
+//   - epilogue: accumulators straight from registers to global memory where D's rows are
+//     16-byte aligned (src/cuda/epilogue.cuh: alpha, beta, C read only when beta != 0, f32 /
+//     f16 / bf16), else through a per-warp buffer in shared memory so that stores write whole
+//     row segments (row_epilogue.cuh), predicated at the edges;
 //     while the consumers store, the producer already fills the ring for the next tile;
 //   - split-K (scheduler mode SplitK): the pieces of a tile meet in the workspace and reduce
-//     it in a fixed order (split_fixup.cuh);
+//     it in a fixed order (split_fixup.cuh); stream-K (StreamK): the last tiles' K-iterations
+//     spread evenly over the CTAs, a tile's owner adding the pieces parked by the following
+//     workers, in order (stream_fixup.cuh);
 //   - scheduler: a persistent grid of one CTA per SM walking src/sched's work list; with
 //     CLUSTER = 2, pairs of CTAs (a cluster) take vertically adjacent tiles and each loads
 //     half of their shared B tile, multicast into both CTAs' shared memory.
@@ -25,7 +29,9 @@
 
 #include "cuda/epilogue.cuh"
 #include "cuda/problem.hpp"
+#include "cuda/sm90/row_epilogue.cuh"
 #include "cuda/sm90/split_fixup.cuh"
+#include "cuda/sm90/stream_fixup.cuh"
 #include "cuda/sm90/tma_maps.hpp"
 #include "cuda/ptx/sm90.cuh"
 #include "cuda/ptx/wgmma.cuh"
@@ -54,6 +60,7 @@ struct GemmTmaWs {
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two CTAs");
   static_assert(BLK_N / 64 % CLUSTER == 0, "each CTA multicasts whole (64, 64) boxes of B");
   static constexpr int kBRows = BLK_N / CLUSTER;  // rows of B this CTA loads (K-major box)
+  static constexpr bool kStreamK = stream_k_tile(BLK_N);
 
   // ---- shared memory
   struct alignas(1024) Stage {
@@ -62,6 +69,7 @@ struct GemmTmaWs {
   };
   struct SharedStorage {
     Stage stage[STAGES];  // 1024-byte aligned: the 128-byte swizzle's atom
+    float rows[kConsumers * 4][kRowStageFloats];  // each consumer warp's staged-row buffer
     uint64_t full[STAGES];
     uint64_t empty[STAGES];
   };
@@ -189,13 +197,25 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
     const int64_t cta_row0 = (w.tile_m * CLUSTER + rank) * K::BLK_M;
     if (sp.mode == sched::Mode::SplitK && sp.splits > 1) {
       split_fixup<BLK_N>(p, ws, w.tile * CLUSTER + rank, w, sp.splits, acc, 128 * c + tid,
-                         cta_row0, w.tile_n * BLK_N);
+                         cta_row0, w.tile_n * BLK_N, reinterpret_cast<float4*>(ss.rows));
       continue;
     }
+    // Stream-K (tiles up to 192 wide: at 256 the fixup's registers beside the accumulators
+    // would spill): a worker's first piece is parked for the tile's owner; the owner, whose
+    // piece comes last, adds the parked pieces before the epilogue.
+    if constexpr (K::kStreamK) {
+      if (sp.mode == sched::Mode::StreamK && !whole_tile(sp, w)) {
+        if (w.k_begin > 0) {
+          stream_park<BLK_N>(ws, blockIdx.x, acc, 128 * c + tid);
+          continue;
+        }
+        stream_gather<BLK_N>(ws, sp, blockIdx.x / CLUSTER, w.tile - sp.dp_tiles, CLUSTER, rank,
+                             acc, 128 * c + tid);
+      }
+    }
     const int64_t row0 = cta_row0 + 64 * c + 16 * (tid / 32);
-    gpu::store_accumulators(p, w.batch,
-                            *reinterpret_cast<const float(*)[1][BLK_N / 8][4]>(&acc), row0,
-                            w.tile_n * BLK_N, tid % 32);
+    store_warp_tile<BLK_N>(p, w.batch, acc, row0, w.tile_n * BLK_N, tid % 32,
+                           ss.rows[4 * c + tid / 32]);
   }
 }
 

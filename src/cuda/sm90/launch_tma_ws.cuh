@@ -52,15 +52,18 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
   const sched::Problem sp{.m = p.m, .n = p.n, .k_iters = sched::ceil_div(p.k, K::BLK_K),
                           .batch = pr.batch, .tile_m = K::BLK_M * CLUSTER, .tile_n = BLK_N};
   // Split-K: one piece per cluster at most (run() chose the count so that they fit).
-  const bool split = ln.splits > 1;
+  // Stream-K: every resident cluster is a worker (the owners wait for the others' pieces).
+  const bool split = ln.mode == sched::Mode::SplitK && ln.splits > 1;
+  // Stream-K where the tile has it and there is something to spread.
+  const bool streamk = ln.mode == sched::Mode::StreamK && p.read_ab && K::kStreamK;
   sched::Params params = sched::make_params(
-      sp, split ? sched::Mode::SplitK : sched::Mode::DataParallel, k.max_ctas / CLUSTER, 8,
-      ln.splits);
+      sp, split ? sched::Mode::SplitK : streamk ? sched::Mode::StreamK : sched::Mode::DataParallel,
+      k.max_ctas / CLUSTER, 8, ln.splits, kStreamKMinIters);
   const int64_t units = params.tiles() * params.splits;
   if (split && units > params.workers)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
                          "sm90: more split-K pieces than resident CTAs");
-  params.workers = units < params.workers ? units : params.workers;
+  if (!streamk) params.workers = units < params.workers ? units : params.workers;
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim = {CLUSTER, 1, 1};

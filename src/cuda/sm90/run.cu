@@ -74,11 +74,14 @@ struct Layout {
   std::size_t total() const { return align_up(staging) + align_up(partial) + flags; }
 };
 
-Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, std::int64_t splits,
-                 bool caller_ws) {
+Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, sched::Mode mode,
+                 std::int64_t splits, int sms, bool caller_ws) {
   Layout l;
   l.staging = pr.params.read_ab ? staging_bytes(pr) : 0;
-  if (splits > 1) {
+  if (mode == sched::Mode::StreamK && pr.params.read_ab) {
+    l.partial = stream_partial_bytes(sms / cfg.cluster * cfg.cluster, cfg.blk_n);
+    l.flags = caller_ws ? kFlagBytes : 0;
+  } else if (splits > 1) {
     l.partial = split_partial_bytes(cluster_tiles(cfg, pr) * cfg.cluster, splits, cfg.blk_n);
     l.flags = caller_ws ? kFlagBytes : 0;
   }
@@ -98,22 +101,23 @@ Status can_implement(const GemmDesc& d) {
   return {};
 }
 
-std::size_t workspace_bytes(const TileConfig& cfg, const GemmDesc& d, const GemmArgs* args,
-                            int split) {
+std::size_t workspace_bytes(const TileConfig& cfg, sched::Mode mode, const GemmDesc& d,
+                            const GemmArgs* args, int split) {
   const gpu::Problem pr = problem_of(cfg, d, args);
   const DeviceInfo* dev = device_info();
   const int sms = dev != nullptr ? dev->sms : 0;
-  const std::size_t bytes = layout_of(cfg, pr, splits_of(cfg, pr, sms, split), true).total();
-  if (!cfg.large_m || split <= 1) return bytes;
+  if (mode != sched::Mode::SplitK) split = 1;
+  const std::size_t bytes =
+      layout_of(cfg, pr, mode, splits_of(cfg, pr, sms, split), sms, true).total();
+  if (!cfg.large_m || mode != sched::Mode::SplitK || split <= 1) return bytes;
   // run() may take its own count instead (large_m, no count forced): room for either.
-  return std::max(bytes, layout_of(cfg, pr, splits_of(cfg, pr, sms, 0), true).total());
+  return std::max(bytes,
+                  layout_of(cfg, pr, mode, splits_of(cfg, pr, sms, 0), sms, true).total());
 }
 
 Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d,
            const GemmArgs& args, const Options& opt) {
-  if (mode == sched::Mode::StreamK)
-    return GEMMKIT_UNSUPPORTED("the sm90 kernels do not run stream-K yet");
-  if (mode == sched::Mode::DataParallel) split = 1;
+  if (mode != sched::Mode::SplitK) split = 1;
   // The planner counts tiles in the caller's orientation; a large_m tile runs the other one
   // (decode: 32 tiles of 128 rows where the planner sees 64 of 64 columns): its split count is
   // the kernel's own unless the caller forced one.
@@ -124,15 +128,18 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
                          "the sm90 kernels need an sm_90 device (H100 / H200)");
   const auto stream = static_cast<cudaStream_t>(opt.stream);
   gpu::Problem pr = gpu::make_problem(d, args, cfg.large_m);
-  Launch ln{.sms = dev->sms, .splits = splits_of(cfg, pr, dev->sms, split)};
+  Launch ln{.sms = dev->sms, .mode = mode, .splits = splits_of(cfg, pr, dev->sms, split)};
   // The front door checked a workspace the caller gave; none given: gemmkit's pool.
   const bool caller_ws = opt.workspace != nullptr;
-  const Layout lay = layout_of(cfg, pr, ln.splits, caller_ws);
+  const Layout lay = layout_of(cfg, pr, mode, ln.splits, dev->sms, caller_ws);
   auto* ws = static_cast<unsigned char*>(opt.workspace);
   if (caller_ws && opt.workspace_bytes < lay.total())
     return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,
-                         "sm90: " + std::to_string(ln.splits) + " split-K pieces need " +
-                             std::to_string(lay.total()) + " bytes of workspace");
+                         "sm90: " +
+                             (mode == sched::Mode::StreamK
+                                  ? std::string("stream-K pieces")
+                                  : std::to_string(ln.splits) + " split-K pieces") +
+                             " need " + std::to_string(lay.total()) + " bytes of workspace");
   if (lay.total() > 0 && ws == nullptr) {
     void* pooled = nullptr;
     if (Status s = gpu::pool_workspace(lay.total(), stream, &pooled); !s) return s;
@@ -144,13 +151,13 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
     if (Status s = stage_operands(pr, 128, cfg.blk_n / cfg.cluster, ws, &maps, stream); !s)
       return s;
   }
-  if (ln.splits > 1) {
+  if (lay.partial > 0) {
     ln.ws.partial = reinterpret_cast<float*>(ws + align_up(lay.staging));
     if (caller_ws) {  // counters in the caller's workspace: zeroed here, on the stream
       ln.ws.flags = reinterpret_cast<unsigned*>(ws + align_up(lay.staging) + align_up(lay.partial));
       if (cudaMemsetAsync(ln.ws.flags, 0, kFlagBytes, stream) != cudaSuccess)
         return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::Workspace,
-                             "sm90: cannot clear the split-K counters");
+                             "sm90: cannot clear the split-K / stream-K flags");
     } else if (Status s = gpu::pool_counters(kFlagBytes, stream, &ln.ws.flags); !s) {
       return s;
     }

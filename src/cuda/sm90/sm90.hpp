@@ -29,10 +29,11 @@ constexpr int stages_for(int blk_n) {
   return blk_n == 256 ? 4 : blk_n == 192 ? 5 : blk_n == 128 ? 6 : 8;
 }
 
-// One launch: the CTA budget (the device's SMs), the split-K pieces per tile (1: none) and
-// their workspace.
+// One launch: the CTA budget (the device's SMs), the scheduler mode, the split-K pieces per
+// tile (1: none) and the workspace the pieces meet in.
 struct Launch {
   int sms = 0;
+  sched::Mode mode = sched::Mode::DataParallel;
   std::int64_t splits = 1;
   SplitWorkspace ws{};
 };
@@ -41,13 +42,14 @@ struct Launch {
 // for problems the kernel family does not take (dtypes, extents past the TMA's 32 bits).
 Status can_implement(const GemmDesc& d);
 
-// Workspace bytes for padded operand copies and split-K partials (args may be null: pointers
-// taken as aligned). `split`: the pieces asked for (1: none, 0: split_count's choice).
-std::size_t workspace_bytes(const TileConfig& cfg, const GemmDesc& d, const GemmArgs* args,
-                            int split);
+// Workspace bytes for padded operand copies and split-K / stream-K partials (args may be null:
+// pointers taken as aligned). `split`: the split-K pieces asked for (1: none, 0: split_count's
+// choice).
+std::size_t workspace_bytes(const TileConfig& cfg, sched::Mode mode, const GemmDesc& d,
+                            const GemmArgs* args, int split);
 
-// Runs one configuration in a scheduler mode (DataParallel, or SplitK into `split` K pieces
-// per tile; 0: split_count's choice) as the planner's LaunchPlan says: stages the operands
+// Runs one configuration in a scheduler mode (DataParallel; SplitK into `split` K pieces per
+// tile, 0: split_count's choice; StreamK) as the planner's LaunchPlan says: stages the operands
 // (workspace from opt, else gemmkit's device pool), encodes the tensor maps, launches the
 // persistent grid on opt.stream.
 Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d,

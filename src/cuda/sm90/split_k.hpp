@@ -1,5 +1,5 @@
-// Split-K for the sm90 kernels: the workspace the pieces of a tile meet in, and how many
-// pieces a problem is cut into. Host and device code.
+// Split-K and stream-K for the sm90 kernels: the workspace the pieces of a tile meet in, and
+// how many pieces a problem is cut into. Host and device code.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +22,16 @@ constexpr std::size_t split_partial_bytes(std::int64_t tiles, std::int64_t split
   return splits <= 1 ? 0
                      : static_cast<std::size_t>(tiles * splits) * 128u *
                            static_cast<std::size_t>(blk_n) * sizeof(float);
+}
+
+// Stream-K: the K-iterations a worker takes at least (the ring must fill), and the partial
+// accumulators of a launch of `ctas` CTAs of 128 x blk_n: one parked tile per CTA at most.
+inline constexpr std::int64_t kStreamKMinIters = 4;
+// Tile widths with a stream-K mode: at 256 the fixup's registers beside the 128 accumulators
+// per thread would spill.
+constexpr bool stream_k_tile(int blk_n) { return blk_n <= 192; }
+constexpr std::size_t stream_partial_bytes(std::int64_t ctas, int blk_n) {
+  return static_cast<std::size_t>(ctas) * 128u * static_cast<std::size_t>(blk_n) * sizeof(float);
 }
 
 // The pieces per tile a problem of `tiles` CTA tiles and `k_iters` K-iterations is cut into

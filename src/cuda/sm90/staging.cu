@@ -4,6 +4,7 @@
 #include "core/status.hpp"
 #include "cuda/sm90/staging.hpp"
 #include "cuda/tma/tensor_map.cuh"
+#include "ledger/tma_staging.hpp"
 
 namespace gemmkit::sm90 {
 
@@ -12,7 +13,8 @@ namespace {
 using gpu::OperandView;
 using std::int64_t;
 
-constexpr int64_t kAlign = 8;  // elements of 16 bytes: the TMA's stride and base granule
+constexpr int64_t kAlign = ledger::kTmaStrideBytes / 2;  // elements: the TMA's stride granule
+constexpr int64_t kPad = ledger::kTmaRowBytes / 2;       // elements: rows of a copy
 constexpr std::size_t kWsAlign = 256;
 
 int64_t round_up(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
@@ -42,9 +44,25 @@ bool tma_ready(const OperandView& v, int64_t outer, int64_t k, int64_t batch) {
 // Batch entries a copy must hold: one for a broadcast operand.
 int64_t copies(const OperandView& v, int64_t batch) { return v.batch_stride == 0 ? 1 : batch; }
 
+// The operand is copied first: the TMA cannot read it, or its row stride is off 128 bytes and
+// the copy costs less than the slower reads (ledger/tma_staging.hpp). Strides only, not the
+// base: workspace_size without the call's pointers stays exact.
+bool needs_copy(const OperandView& v, int64_t outer, const gpu::Problem& pr) {
+  const int64_t k = pr.params.k, batch = pr.batch;
+  if (!tma_ready(v, outer, k, batch)) return true;
+  const Arrangement ar = arrangement(v, outer, k);
+  const bool rows_off =
+      (ar.rows > 1 && ar.stride % kPad != 0) || (batch > 1 && v.batch_stride % kPad != 0);
+  const double flops = 2.0 * static_cast<double>(pr.params.m) * static_cast<double>(pr.params.n) *
+                       static_cast<double>(k) * static_cast<double>(batch);
+  const double bytes = 2.0 * static_cast<double>(ar.contig) * static_cast<double>(ar.rows) *
+                       static_cast<double>(copies(v, batch));
+  return rows_off && ledger::stage_misaligned(flops, bytes);
+}
+
 std::size_t padded_bytes(const OperandView& v, int64_t outer, int64_t k, int64_t batch) {
   const Arrangement ar = arrangement(v, outer, k);
-  const auto bytes = static_cast<std::size_t>(round_up(ar.contig, kAlign) * ar.rows *
+  const auto bytes = static_cast<std::size_t>(round_up(ar.contig, kPad) * ar.rows *
                                               copies(v, batch) * 2);
   return (bytes + kWsAlign - 1) / kWsAlign * kWsAlign;
 }
@@ -97,11 +115,11 @@ __global__ void pad_copy_kernel(const std::uint16_t* __restrict__ src, std::uint
   }
 }
 
-// Copies v into ws as rows padded to 8 elements and returns the view of the copy.
+// Copies v into ws as rows padded to 64 elements (128 bytes) and returns the view of the copy.
 Status pad_copy(OperandView& v, int64_t outer, int64_t k, int64_t batch, void* ws,
                 cudaStream_t stream) {
   const Arrangement ar = arrangement(v, outer, k);
-  const int64_t ld = round_up(ar.contig, kAlign), n = copies(v, batch);
+  const int64_t ld = round_up(ar.contig, kPad), n = copies(v, batch);
   const int64_t s_contig = ar.kmajor ? v.s_k : v.s_outer;
   const int64_t chunks = ld / 8 * ar.rows * n;
   const int threads = 256;
@@ -148,7 +166,7 @@ std::size_t staging_bytes(const gpu::Problem& pr) {
   std::size_t bytes = 0;
   const auto need = [&](OperandView v, int64_t outer) {
     if (v.ptr == nullptr) v.ptr = reinterpret_cast<const void*>(std::uintptr_t{256});
-    if (!tma_ready(v, outer, p.k, pr.batch)) bytes += padded_bytes(v, outer, p.k, pr.batch);
+    if (needs_copy(v, outer, pr)) bytes += padded_bytes(v, outer, p.k, pr.batch);
   };
   need(p.a, p.m);
   need(p.b, p.n);
@@ -160,7 +178,7 @@ Status stage_operands(gpu::Problem& pr, int blk_m, int blk_n, void* ws, TmaMaps*
   gpu::Params& p = pr.params;
   auto* next = static_cast<unsigned char*>(ws);
   const auto stage = [&](OperandView& v, int64_t outer) -> Status {
-    if (tma_ready(v, outer, p.k, pr.batch)) return {};
+    if (!needs_copy(v, outer, pr)) return {};
     const std::size_t bytes = padded_bytes(v, outer, p.k, pr.batch);
     if (Status s = pad_copy(v, outer, p.k, pr.batch, next, stream); !s) return s;
     next += bytes;

@@ -1,8 +1,9 @@
 // Operands for the TMA: tensor maps of A and B in the boxes the sm90 kernels load, and for an
 // operand the TMA cannot address as it is (a leading dimension or batch stride that is not a
-// multiple of 8 elements, a base that is not 16-byte aligned, no unit stride) a padded copy in
-// the workspace first: the same elements, rows padded to a multiple of 8 elements. Only the
-// padding is new; the TMA still zero-fills past the logical extent.
+// multiple of 8 elements, a base that is not 16-byte aligned, no unit stride), or one whose row
+// stride is off 128 bytes where the copy pays (ledger/tma_staging.hpp), a padded copy in the
+// workspace first: the same elements, rows padded to a multiple of 64 elements (128 bytes).
+// Only the padding is new; the TMA still zero-fills past the logical extent.
 #pragma once
 #include <cuda_runtime.h>
 
