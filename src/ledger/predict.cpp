@@ -10,6 +10,10 @@
 
 namespace gemmkit::ledger {
 
+namespace {
+constexpr double kStreamKWaveCost = 1.7;  // a spread wave of stream-K against a data-parallel one
+}  // namespace
+
 double Prediction::term(std::string_view name) const noexcept {
   for (const Term& t : terms)
     if (t.name == name) return t.seconds;
@@ -50,12 +54,23 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
     const std::int64_t rounds = (cpu_units + cores - 1) / cores;
     return padded / cpu_units * static_cast<double>(rounds * cores) / peak;
   };
-  // Stream-K (GPU): the workers end together, so the work counts in fractional waves; each
-  // worker parks at most one partial tile, which its tile's owner reads back at the end.
+  // Stream-K (GPU, src/sched's split): all but the partial wave and one full wave run
+  // data-parallel; the rest is spread evenly, so it counts in fractional waves, each at
+  // kStreamKWaveCost the cost of a data-parallel one (pieces restart the ring, owners wait and
+  // read parked tiles: on the H200 2048 x 2112 x 7168, all of it spread, took 164 us for 1.33
+  // waves of work against 145 us for 2 data-parallel waves, 1.7x a wave). Each worker parks at
+  // most one partial tile, which its tile's owner reads back at the end.
   const bool stream_k = tile.stream_k && !cpu;
+  double sk_waves = 0;
+  if (stream_k && t.concurrent > 0) {
+    const std::int64_t full = t.work_units / t.concurrent, rem = t.work_units % t.concurrent;
+    const std::int64_t spread = rem == 0 ? 0 : rem + (full >= 1 ? t.concurrent : 0);
+    sk_waves = static_cast<double>(t.work_units - spread) / t.concurrent +
+               kStreamKWaveCost * static_cast<double>(spread) / t.concurrent;
+  }
   const double t_waves = peak <= 0  ? 0
                          : cpu      ? cpu_rounds()
-                         : stream_k ? t.waves * unit_flops * conc / peak
+                         : stream_k ? sk_waves * unit_flops * conc / peak
                                     : t.waves_ceil * unit_flops * conc / peak;
   const double t_wave_q = std::max(0.0, t_waves - t_compute);
 

@@ -166,14 +166,15 @@ TEST(PlannerRank, RefusedCandidatesComeLastWithTheirReason) {
   EXPECT_EQ(ranked.front().kernel->name, "test.sm90_128x256_c2");
 }
 
-// The same entries with stream-K: chosen where the last wave of tiles is mostly empty (4097^3:
-// 726 tiles of 128 x 192 = 5.5 waves, data-parallel pays 6), not where the tiles fill whole
-// waves (12 x 11 = 132 tiles of 128 x 256) or nearly (4096^3: 3.88 waves of 128 x 256).
+// The same entries with stream-K: chosen where the last wave of tiles is nearly empty (2048 x
+// 2112 x 16384: 16 x 17 = 272 tiles of 128 x 128 = 2.06 waves, data-parallel pays 3; a spread
+// wave costs 1.7 data-parallel ones), not where the tiles fill whole waves (12 x 11 = 132 tiles
+// of 128 x 256) or nearly (4096^3: 3.88 waves of 128 x 256).
 TEST(PlannerRank, StreamKForAPartialLastWave) {
   auto ks = sm90_like();
   for (KernelInfo& k : ks)  // as registered: the tiles up to 192 wide have stream-K
     if (k.config.tile_n <= 192) k.config.modes |= mode_bit(Mode::StreamK);
-  const auto odd = rank_candidates(bf16(4097, 4097, 4097), 0.0, pointers(ks), h200());
+  const auto odd = rank_candidates(bf16(2048, 2112, 16384), 0.0, pointers(ks), h200());
   ASSERT_TRUE(odd.front().status);
   EXPECT_EQ(odd.front().mode, Mode::StreamK) << odd.front().kernel->name;
   EXPECT_EQ(odd.front().split, 1);
