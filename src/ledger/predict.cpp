@@ -111,10 +111,16 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   const double stage_load =
       per_block_bw > 0 ? co.fill_stages * t.smem_bytes_per_stage / per_block_bw : 0;
   const double t_fill = t.waves_ceil * (latency + stage_load);
-  const double partial_bytes = 2.0 * tile.block_m * tile.block_n * 4;  // parked, then read
-  const double t_fixup = stream_k && per_block_bw > 0 && t.work_units % t.concurrent != 0
-                             ? latency + partial_bytes / per_block_bw
-                             : 0;
+  // Fixups (GPU): a stream-K worker parks at most one partial tile, which its owner reads back;
+  // a split-K piece writes its partial tile and reads back its slice of all of them. Both wait
+  // for the other pieces first. (512^3 split in 2 took 14.7 us a call against 7.9 us
+  // data-parallel on the H200, `bench/micro/hostcost.cpp`.)
+  const double partial_bytes = 2.0 * tile.block_m * tile.block_n * 4;  // written, then read
+  const bool split_k = !cpu && tile.split_k > 1;
+  const double t_fixup =
+      per_block_bw > 0 && ((stream_k && t.work_units % t.concurrent != 0) || split_k)
+          ? latency + partial_bytes / per_block_bw
+          : 0;
 
   // TMA kernels (ledger/tma_staging.hpp): an operand the TMA cannot address is copied first;
   // one whose rows are off 128 bytes is copied where that pays, else read more slowly.
@@ -139,7 +145,7 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
       {"dram", t_dram, "dram_bytes / (bandwidth x dram_efficiency x busy workers' share)"},
       {"wave_quantization", t_wave_q, "padded tiles and the partial last wave"},
       {"pipeline_fill", t_fill, "waves x (latency + first stage load)"},
-      {"stream_k_fixup", t_fixup, "stream-K: a parked partial tile written and read back"},
+      {"fixup", t_fixup, "split-K / stream-K: partial tiles written and read back"},
       {"staging", t_staging, "padded copies of operands the TMA cannot address (or reads slowly)"},
       {"tma_misaligned", t_misaligned, "TMA reads of rows off 128 bytes, not copied"},
       {"launch", launch, "fixed cost of one call"},

@@ -386,8 +386,8 @@ TEST(LedgerStreamK, FractionalWavesAndAFixup) {
   const GemmDesc odd = gemmkit::with_default_lds(problem(9088, 512, 16384));  // 71 x 2 tiles
   const lg::Prediction pd = lg::predict(odd, 0.0, dp, m), ps = lg::predict(odd, 0.0, sk, m);
   EXPECT_LT(ps.total_s, pd.total_s);
-  EXPECT_GT(ps.term("stream_k_fixup"), 0.0);
-  EXPECT_EQ(pd.term("stream_k_fixup"), 0.0);
+  EXPECT_GT(ps.term("fixup"), 0.0);
+  EXPECT_EQ(pd.term("fixup"), 0.0);
   const GemmDesc full = gemmkit::with_default_lds(problem(1536, 2816, 4096));  // 132 tiles
   EXPECT_DOUBLE_EQ(lg::predict(full, 0.0, sk, m).total_s, lg::predict(full, 0.0, dp, m).total_s);
 }

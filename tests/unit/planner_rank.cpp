@@ -178,7 +178,7 @@ TEST(PlannerRank, StreamKForAPartialLastWave) {
   ASSERT_TRUE(odd.front().status);
   EXPECT_EQ(odd.front().mode, Mode::StreamK) << odd.front().kernel->name;
   EXPECT_EQ(odd.front().split, 1);
-  EXPECT_GT(odd.front().prediction.term("stream_k_fixup"), 0);
+  EXPECT_GT(odd.front().prediction.term("fixup"), 0);
   for (auto [m, n] : {std::pair{1536, 2816}, {4096, 4096}}) {
     const auto even = rank_candidates(bf16(m, n, 4096), 0.0, pointers(ks), h200());
     ASSERT_TRUE(even.front().status);
