@@ -57,8 +57,8 @@ void fill_uniform(DType t, void* p, std::int64_t count, std::uint64_t seed, doub
     // The engine runs in order; mapping its draws to U[lo, hi] and rounding them to the dtype
     // runs in parallel. uniform_real_distribution<double> takes exactly one draw of a 64-bit
     // engine per value and keeps no state between calls, so replaying the draws gives the
-    // values a sequential fill gives, bit for bit (every float type is 8 bits or wider: no
-    // two threads write one byte). Dynamic blocks: on a shared machine a thread that is not
+    // values a sequential fill gives, bit for bit (the float types are 8 bits or wider, or
+    // e2m1's 4 in chunks of an even count from even indices: no two threads write one byte). Dynamic blocks: on a shared machine a thread that is not
     // scheduled leaves its work to the others instead of holding the region up.
     constexpr std::int64_t kChunk = std::int64_t{1} << 22;  // 32 MiB of draws: few regions
     std::vector<std::uint64_t> draws(static_cast<std::size_t>(std::min(count, kChunk)));
@@ -87,6 +87,7 @@ double unit_roundoff(DType t) {
     case DType::BF16: return std::ldexp(1.0, -8);
     case DType::E4M3: return std::ldexp(1.0, -4);
     case DType::E5M2: return std::ldexp(1.0, -3);
+    case DType::E2M1: return std::ldexp(1.0, -2);
     default: return 0.0;
   }
 }
@@ -135,7 +136,21 @@ void fill_logical(const MatrixDesc& m, Extent e, std::int64_t batch, std::uint8_
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
+// Half the smallest subnormal of a floating output (0 for f64 and the integers): the absolute
+// error of rounding into its subnormal range, which the relative u_out does not cover.
+double half_min_subnormal(DType t) {
+  switch (t) {
+    case DType::F32: return std::ldexp(1.0, -150);
+    case DType::F16: return std::ldexp(1.0, -25);
+    case DType::BF16: return std::ldexp(1.0, -134);
+    case DType::E4M3: return std::ldexp(1.0, -10);
+    case DType::E5M2: return std::ldexp(1.0, -17);
+    default: return 0.0;
+  }
+}
+
 bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
+bool is_fp8_or_fp4(DType t) { return is_fp8(t) || t == DType::E2M1; }
 bool is_int(DType t) { return t == DType::I8 || t == DType::I4; }
 
 std::string describe(std::int64_t l, std::int64_t i, std::int64_t j, double got, double want,
@@ -184,14 +199,15 @@ HostCase HostCase::make(const GemmDesc& desc, double alpha, double beta, std::ui
     s.assign(bytes, 0);
     const MatrixDesc& m = is_a ? d.a : d.b;
     const std::uint64_t sseed = seed * 4 + (is_a ? 5 : 6);
-    if ((m.dtype == DType::E4M3 || m.dtype == DType::E5M2) && d.batch == 1) {
-      // The fp8 operand from f32 values, its scales from the amax (quantize_fp8).
+    if (is_fp8_or_fp4(m.dtype) && d.batch == 1) {
+      // The fp8 / fp4 operand from f32 values, its scales from the amax (quantize_fp8 / _fp4).
       const Extent x = is_a ? stored_extent_a(d) : stored_extent_b(d);
       const MatrixDesc src{DType::F32, m.layout, m.ld, 0};
       std::vector<float> v(static_cast<std::size_t>(core::footprint(m.layout, x, m.ld)));
       fill_uniform(DType::F32, v.data(), static_cast<std::int64_t>(v.size()), sseed);
       std::vector<std::uint8_t>& buf = is_a ? hc.a : hc.b;
-      (void)quantize_fp8(d, is_a ? Arg::A : Arg::B, src, v.data(), buf.data(), s.data());
+      (void)(m.dtype == DType::E2M1 ? quantize_fp4 : quantize_fp8)(d, is_a ? Arg::A : Arg::B, src,
+                                                                   v.data(), buf.data(), s.data());
     } else {
       const double k = sd.mode == ScaleMode::Group ? 1.0 / 64 : 1.0;
       fill_uniform(sd.dtype, s.data(), count, sseed, 0.5 * k, 2.0 * k);
@@ -236,6 +252,7 @@ struct ElementCheck {
   bool exact;
   DType out;
   double u_out, u_acc, growth;
+  double tiny_out;  // half the output's smallest subnormal: rounding there is absolute
 
   ElementCheck(const GemmDesc& d)
       : exact(d.d.dtype == DType::I32 ||
@@ -243,7 +260,8 @@ struct ElementCheck {
         out(d.d.dtype),
         u_out(unit_roundoff(d.d.dtype)),
         u_acc(unit_roundoff(d.compute)),
-        growth(8.0 + std::sqrt(static_cast<double>(d.k))) {}
+        growth(8.0 + std::sqrt(static_cast<double>(d.k))),
+        tiny_out(half_min_subnormal(d.d.dtype)) {}
 
   void operator()(Compare& r, std::int64_t l, std::int64_t i, std::int64_t j, double want,
                   double gauge, double got) const {
@@ -263,7 +281,7 @@ struct ElementCheck {
     } else if (exact) {
       ok = got == w;
     } else {
-      bound = u_out * std::fabs(w) + growth * u_acc * gauge;
+      bound = tiny_out + u_out * std::fabs(w) + growth * u_acc * gauge;
       // Rounding to a narrow output type can overflow where the reference does not.
       const double err = std::fabs(got - w);
       ok = std::isfinite(got) && err <= bound;
@@ -353,7 +371,7 @@ Compare compare_to_matrix(const HostCase& hc, const ReferenceMatrix& ref,
   const GemmDesc& d = hc.desc;
   Compare r;
   const ElementCheck check(d);
-  const bool similarity = is_fp8(d.a.dtype) || is_fp8(d.b.dtype);
+  const bool similarity = is_fp8_or_fp4(d.a.dtype) || is_fp8_or_fp4(d.b.dtype);
   r.metric = check.exact ? "exact" : similarity ? "similarity" : "gauge";
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
   double sxy = 0.0, sxx_yy = 0.0;
