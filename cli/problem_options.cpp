@@ -105,6 +105,9 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
   cmd->add_option("--scale-dtype", scale_dtype, "dtype of group scales (f32, f16, bf16)")
       ->capture_default_str();
   cmd->add_flag("--zero-points", zero_points, "group zero points: w = (q - z) * s");
+  cmd->add_flag("--scale-d", scale_d,
+                "the output's scale: D = round(v * s_d), s_d U[0.5, 2]; an fp8 D saturates");
+  cmd->add_flag("--amax-d", amax_d, "write (and check) the amax of the unscaled output");
   cmd->add_option("--backend", backend, "auto, cpu or cuda")->capture_default_str();
   cmd->add_option("--kernel", kernel, "force a registered kernel by name (see `gemmkit kernels`)");
   if (with_schedule) {
@@ -177,6 +180,8 @@ GemmDesc ProblemOptions::desc() const {
     d.scale_b.dtype = dtype_or_throw(scale_dtype, "--scale-dtype");
     d.scale_b.zero_points = zero_points;
   }
+  d.epilogue.scale_d = scale_d;
+  d.epilogue.amax_d = amax_d;
   // One matrix first (sizes, lds, bytes of one matrix), so that the packed batch strides are
   // computed only from sizes that fit; then the batches.
   GemmDesc one = d;

@@ -55,11 +55,14 @@ struct HostCase {
   std::vector<std::uint8_t> a, b, c, d;  // each: operand_bytes + kGuardBytes
   // The scales the descriptor asks for (ScaleDesc: their dtype's bytes; block and group scales
   // with their ld): fp8 operands with a scale are quantize_fp8'd from U[-1, 1] f32 values
-  // (scales from the amax), e2m1 ones by quantize_fp4; other scales are U[0.5, 2]. Integer
+  // (scales from the amax), e2m1 ones by quantize_fp4; integer weights B with group scales by
+  // quantize_weights (batch 1); other scales are U[0.5, 2]. Other integer
   // weights B under floating A
   // (weight-only) take their whole range (i8 -127..127, i4 -8..7), group scales U[0.5, 2] / 64
   // and zero points (ScaleDesc::zero_points) integers in [-3, 3].
   std::vector<std::uint8_t> scale_a, scale_b, zero_b;
+  // EpilogueDesc::scale_d: s_d, U[0.5, 2] (seeded); amax_d: where the candidate writes it.
+  float out_scale = 1.0f, amax = 0.0f;
   const void* scale_ptr(bool is_a) const;  // null when that operand has no scale
   const void* zero_ptr() const;            // null without zero points
   static constexpr std::size_t kGuardBytes = 64;

@@ -1,7 +1,8 @@
 // Weight-only GEMM for few rows (w8a16 / w4a16 decode shapes: M <= 16): D = A (M, K) * W (K, N)
-// with W integer (i8, or i4 two a byte) and K-contiguous (the layout of a linear layer's weight
-// [N, K] row-major taken transposed). The point is bytes: W is streamed once, at 1 or 1/2 byte
-// an element, and dequantized on the fly into an L1 buffer, never packed as f32:
+// with W integer (i8, or i4 two a byte) or fp4 (e2m1 two a byte, MX scales) and K-contiguous (the
+// layout of a linear layer's weight [N, K] row-major taken transposed). The point is bytes: W is
+// streamed once, at 1 or 1/2 byte an element, and dequantized on the fly into an L1 buffer, never
+// packed as f32:
 //   mainloop   columns in blocks of CN = 4; for each K chunk (512): the 4 columns' weights
 //              dequantized into wbuf ((q - z) * s per group, four contiguous runs), then the
 //              rows of A (converted to f32 once, K contiguous), 4 (AVX-512), 2 or 1 at a time,
@@ -10,9 +11,9 @@
 //   scheduler  the team splits the column blocks (each thread its own wbuf and accumulators);
 //   epilogue   per element, after the last group: alpha, the row / column scales, beta * C, the
 //              bias and the activation (epilogue.hpp's arithmetic), then D's one rounding.
-// i4 columns hold element 2t in the low and 2t + 1 in the high nibble of byte t: the group's
-// weights are dequantized as [even K..., odd K...] and A's rows are stored in the same order
-// (a permutation of each group's K terms), so every loop runs over contiguous memory.
+// i4 and e2m1 columns hold element 2t in the low and 2t + 1 in the high nibble of byte t: the
+// group's weights are dequantized as [even K..., odd K...] and A's rows are stored in the same
+// order (a permutation of each group's K terms), so every loop runs over contiguous memory.
 #pragma once
 #include <omp.h>
 
@@ -29,8 +30,11 @@ namespace gemmkit::cpu {
 
 inline namespace GEMMKIT_CPU_ISA {
 
-template <bool I4>
+enum class Weights : std::uint8_t { I8, I4, E2M1 };
+
+template <Weights Kind>
 struct WeightStream {
+  static constexpr bool I4 = Kind != Weights::I8;  // two a byte (i4 or e2m1)
   // Columns per block, rows per step, lanes. Four rows x four columns take 16 accumulators and
   // 8 operands: zmm registers hold them (32); as pairs of ymm (16 registers) two rows do.
 #if defined(__AVX512F__)
@@ -172,9 +176,15 @@ struct WeightStream {
       prefetch(q, h);
 #pragma omp simd
       for (std::int64_t t = 0; t < h; ++t) {
-        const std::int8_t lo = static_cast<std::int8_t>(q[t] << 4) >> 4, hi = q[t] >> 4;
-        out[t] = (float(lo) - z) * s;
-        out[h + t] = (float(hi) - z) * s;
+        if constexpr (Kind == Weights::E2M1) {  // fp4: the 16 values, times the MX scale
+          const auto u = static_cast<std::uint8_t>(q[t]);
+          out[t] = kE2m1Values[u & 0xF] * s;
+          out[h + t] = kE2m1Values[u >> 4] * s;
+        } else {
+          const std::int8_t lo = static_cast<std::int8_t>(q[t] << 4) >> 4, hi = q[t] >> 4;
+          out[t] = (float(lo) - z) * s;
+          out[h + t] = (float(hi) - z) * s;
+        }
       }
     } else {
       const auto* q = static_cast<const std::int8_t*>(p.bt.base) + first;
@@ -222,7 +232,7 @@ struct WeightStream {
 
 // Every batch entry through WeightStream (alpha == 0 or K == 0: D = act(beta C + bias)).
 inline void run_weight_stream(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
-  const std::int64_t G = desc.scale_b.mode == ScaleMode::Group ? desc.scale_b.group : 32;
+  const std::int64_t G = weight_stream_group(desc);
   const bool can_fork = omp_get_active_level() < omp_get_max_active_levels() && !omp_get_dynamic();
   // A streaming flop moves a quarter to half a byte of W: weigh it as the GEMV does.
   const double work = 2.0 * desc.m * desc.n * desc.k * 30.0;
@@ -231,10 +241,12 @@ inline void run_weight_stream(const GemmDesc& desc, const GemmArgs& args, const 
     const Problem<float> p = make_problem<float>(desc, args, l);
     if (args.alpha == 0.0 || desc.k == 0)
       scale_only(p);
+    else if (desc.b.dtype == DType::E2M1)
+      WeightStream<Weights::E2M1>::run(p, G, nt);
     else if (desc.b.dtype == DType::I4)
-      WeightStream<true>::run(p, G, nt);
+      WeightStream<Weights::I4>::run(p, G, nt);
     else
-      WeightStream<false>::run(p, G, nt);
+      WeightStream<Weights::I8>::run(p, G, nt);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "core/element.hpp"
 #include "core/epilogue_ref.hpp"
 #include "core/reference.hpp"
+#include "cpu/weight_stream_shape.hpp"
 #include "gemmkit/convert.hpp"
 #include "gemmkit/gemmkit.h"
 #include "gemmkit/quantize.hpp"
@@ -141,6 +142,39 @@ TEST(CpuMxfp4, ResidueShapesAgainstTheReference) {
       }
   EXPECT_EQ(failures, 0);
   EXPECT_GE(runs, 42);
+}
+
+// fp4 weights under f32 / bf16 activations (the MXFP4 decode shape): op(B) K-contiguous with
+// M <= 16 takes the streaming path (weight_stream.hpp), other shapes the packed one; MX, tensor
+// and column scales on B, a row scale on A, beta 0 and not.
+TEST(CpuMxfp4, Fp4WeightsStreamedAndPacked) {
+  const std::uint64_t seed = test::test_seed();
+  int i = 0, failures = 0, streamed = 0;
+  for (std::int64_t m : {1, 3, 16, 17})
+    for (bool kcontig : {true, false})
+      for (ScaleMode sb : {ScaleMode::Mx, ScaleMode::Column, ScaleMode::None}) {
+        GemmDesc d{.m = m, .n = 37, .k = 192};
+        d.trans_b = kcontig ? Op::Trans : Op::NoTrans;
+        d.a = {i % 2 ? DType::BF16 : DType::F32, Layout::RowMajor, 0, 0};
+        d.b = {DType::E2M1, Layout::RowMajor, 0, 0};
+        d.c = d.d = {i % 3 ? DType::F32 : DType::BF16, Layout::RowMajor, 0, 0};
+        d.scale_b.mode = sb;
+        if (sb == ScaleMode::Mx) d.scale_b.dtype = DType::E8M0;
+        if (i % 4 == 1) d.scale_a.mode = ScaleMode::Row;
+        d = with_default_lds(d);
+        streamed += cpu::weight_stream_applies(d);
+        EXPECT_EQ(cpu::weight_stream_applies(d), kcontig && m <= 16) << m << " " << kcontig;
+        bench::HostCase hc = bench::HostCase::make(d, 1.0, i % 2 ? 0.5 : 0.0, seed + i);
+        for (const std::string& k : production_kernels(hc.desc)) {
+          const std::string err = run_on(k.c_str(), hc);
+          if (!err.empty() && ++failures <= 8)
+            ADD_FAILURE() << k << " m " << m << " kcontig " << kcontig << " scale_b " << int(sb)
+                          << ": " << err;
+        }
+        ++i;
+      }
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(streamed, 9);
 }
 
 // quantize_fp4 with MX scales: code = floor(log2 amax) - 2 + 127 for each 32-group, the
