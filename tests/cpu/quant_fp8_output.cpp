@@ -186,6 +186,26 @@ TEST(CpuFp8Output, AlphaZeroAndQuickReturns) {
   EXPECT_EQ(amax, kSentinel);
 }
 
+// The plan cache tells a problem with the output's scale from the same one without: the GEMV
+// that the plain M == 1 problem plans has no epilogue, so reusing its plan would drop s_d.
+TEST(CpuFp8Output, PlanCacheKeepsTheOutputScaleApart) {
+  GemmDesc d = test::layout_desc(1, 64, 32, DType::F32, DType::F32, DType::F32, 0);
+  std::vector<float> a(32, 1.0f), b(32 * 64, 0.5f), plain(64), scaled(64);
+  ASSERT_TRUE(gemm(d, {a.data(), b.data(), nullptr, plain.data(), 1.0, 0.0},
+                   {.backend = Backend::Cpu}));
+  d.epilogue.scale_d = d.epilogue.amax_d = true;
+  const float sd = 4.0f;
+  float amax = kSentinel;
+  GemmArgs args{a.data(), b.data(), nullptr, scaled.data(), 1.0, 0.0};
+  args.scale_d = &sd, args.amax_d = &amax;
+  ASSERT_TRUE(gemm(d, args, {.backend = Backend::Cpu}));
+  for (int j = 0; j < 64; ++j) {
+    EXPECT_EQ(plain[j], 16.0f);
+    EXPECT_EQ(scaled[j], 64.0f) << j;
+  }
+  EXPECT_EQ(amax, 16.0f);
+}
+
 TEST(CpuFp8Output, BadArgumentsAreNamed) {
   GemmDesc d = test::layout_desc(4, 4, 4, DType::F32, DType::F32, DType::E4M3, 0);
   d.epilogue.scale_d = d.epilogue.amax_d = true;
