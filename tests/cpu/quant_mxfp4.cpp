@@ -177,6 +177,34 @@ TEST(CpuMxfp4, Fp4WeightsStreamedAndPacked) {
   EXPECT_EQ(streamed, 9);
 }
 
+// Every e2m1 code through the streaming path's own decode (weight_stream.hpp computes the value
+// from its bits): A = [I I] picks op(B)(i, 0) + op(B)(i + 16, 0), codes i and 15 - i, times the
+// MX scale 2^-3, exactly.
+TEST(CpuMxfp4, EveryCodeThroughTheStream) {
+  GemmDesc d{.m = 16, .n = 1, .k = 32};
+  d.trans_b = Op::Trans;
+  d.a = {DType::F32, Layout::RowMajor, 0, 0};
+  d.b = {DType::E2M1, Layout::RowMajor, 0, 0};
+  d.c = d.d = {DType::F32, Layout::RowMajor, 0, 0};
+  d.scale_b = {.mode = ScaleMode::Mx, .dtype = DType::E8M0};
+  d = with_default_lds(d);
+  ASSERT_TRUE(cpu::weight_stream_applies(d));
+  std::vector<float> a(16 * 32, 0.0f);
+  for (int i = 0; i < 16; ++i) a[i * 32 + i] = a[i * 32 + 16 + i] = 1.0f;
+  std::vector<std::uint8_t> b(16);
+  for (int p = 0; p < 32; ++p) e2m1_set(b.data(), p, std::uint8_t(p < 16 ? p : 31 - p));
+  const std::uint8_t scale = 127 - 3;
+  for (const std::string& k : production_kernels(d)) {
+    std::vector<float> out(16, -1.0f);
+    GemmArgs args{a.data(), b.data(), nullptr, out.data(), 1.0, 0.0};
+    args.scale_b = &scale;
+    ASSERT_TRUE(gemm(d, args, {.backend = Backend::Cpu, .kernel = k.c_str()}));
+    for (int i = 0; i < 16; ++i)
+      EXPECT_EQ(out[i], (e2m1_to_float(std::uint8_t(i)) + e2m1_to_float(std::uint8_t(15 - i))) / 8)
+          << k << " code " << i;
+  }
+}
+
 // quantize_fp4 with MX scales: code = floor(log2 amax) - 2 + 127 for each 32-group, the
 // elements are to_e2m1(x / X) bit for bit (nearest even, 6 where x / X passes it), a zero group
 // gets 1, a NaN group a NaN scale (0xFF), an Inf saturates in a group of scale 1.
