@@ -274,24 +274,30 @@ gemmkit::dispatch::LedgerRequest parse_request(const char* text) {
 
 thread_local std::string g_ledger_json, g_explain_json, g_kernels_json;
 
-// gemmkit_quantize_fp8 / _fp4: the problem and fusion as gemmkit_gemm_fused reads them.
-using QuantizeFn = gemmkit::Status (*)(const gemmkit::GemmDesc&, gemmkit::Arg,
-                                       const gemmkit::MatrixDesc&, const void*, void*, void*);
-int quantize_c(QuantizeFn f, const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
-               const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
-               gemmkit_status* status) noexcept {
+// The quantizers' C entries: the problem and fusion as gemmkit_gemm_fused reads them, then
+// run(desc, source).
+template <class Run>
+int quantize_c(const gemmkit_problem* p, const gemmkit_fusion* fusion,
+               const gemmkit_matrix* src_desc, gemmkit_status* status, Run&& run) noexcept {
   return guarded(status, [&] {
     Problem pr;
     if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
     if (gemmkit::Status s = apply_fusion(fusion, &pr.desc, nullptr); !s) return fill(s, status);
     if (src_desc == nullptr)
       return fill(GEMMKIT_INVALID(gemmkit::Arg::None, "src_desc is null"), status);
-    if (operand != 0 && operand != 1)
-      return fill(GEMMKIT_INVALID(gemmkit::Arg::None, "operand must be 0 (A) or 1 (B)"), status);
-    return fill(f(pr.desc, operand == 0 ? gemmkit::Arg::A : gemmkit::Arg::B, to_matrix(*src_desc),
-                  src, dst, scales),
-                status);
+    return fill(run(pr.desc, to_matrix(*src_desc)), status);
   });
+}
+
+// quantize_fp8 / quantize_fp4 of operand 0 (A) or 1 (B).
+using QuantizeFn = gemmkit::Status (*)(const gemmkit::GemmDesc&, gemmkit::Arg,
+                                       const gemmkit::MatrixDesc&, const void*, void*, void*);
+gemmkit::Status quantize_operand(QuantizeFn f, const gemmkit::GemmDesc& d, int operand,
+                                 const gemmkit::MatrixDesc& src_desc, const void* src, void* dst,
+                                 void* scales) {
+  if (operand != 0 && operand != 1)
+    return GEMMKIT_INVALID(gemmkit::Arg::None, "operand must be 0 (A) or 1 (B)");
+  return f(d, operand == 0 ? gemmkit::Arg::A : gemmkit::Arg::B, src_desc, src, dst, scales);
 }
 
 }  // namespace
@@ -348,24 +354,22 @@ int gemmkit_can_implement_fused(const gemmkit_problem* p, const gemmkit_fusion* 
 int gemmkit_quantize_fp8(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
                          const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
                          gemmkit_status* status) {
-  return quantize_c(gemmkit::quantize_fp8, p, fusion, operand, src_desc, src, dst, scales, status);
+  return quantize_c(p, fusion, src_desc, status, [&](const auto& d, const auto& s) {
+    return quantize_operand(gemmkit::quantize_fp8, d, operand, s, src, dst, scales);
+  });
 }
 int gemmkit_quantize_fp4(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
                          const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
                          gemmkit_status* status) {
-  return quantize_c(gemmkit::quantize_fp4, p, fusion, operand, src_desc, src, dst, scales, status);
+  return quantize_c(p, fusion, src_desc, status, [&](const auto& d, const auto& s) {
+    return quantize_operand(gemmkit::quantize_fp4, d, operand, s, src, dst, scales);
+  });
 }
 int gemmkit_quantize_weights(const gemmkit_problem* p, const gemmkit_fusion* fusion,
                              const gemmkit_matrix* src_desc, const void* src, void* dst,
                              void* scales, void* zeros, gemmkit_status* status) {
-  return guarded(status, [&] {
-    Problem pr;
-    if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
-    if (gemmkit::Status s = apply_fusion(fusion, &pr.desc, nullptr); !s) return fill(s, status);
-    if (src_desc == nullptr)
-      return fill(GEMMKIT_INVALID(gemmkit::Arg::None, "src_desc is null"), status);
-    return fill(gemmkit::quantize_weights(pr.desc, to_matrix(*src_desc), src, dst, scales, zeros),
-                status);
+  return quantize_c(p, fusion, src_desc, status, [&](const auto& d, const auto& s) {
+    return gemmkit::quantize_weights(d, s, src, dst, scales, zeros);
   });
 }
 

@@ -177,6 +177,14 @@ TEST(CpuFp8Output, AlphaZeroAndQuickReturns) {
     for (std::int64_t e = 0; e < m * n; ++e) EXPECT_EQ(io[e], c[e] * 2.0f) << k;
     EXPECT_EQ(amax, 3.5f) << k;
   }
+  // The same in-place call with a bias instead: not a quick return either (D = C + bias).
+  GemmDesc biased = test::layout_desc(m, n, 8, DType::F32, DType::F32, DType::F32, 0);
+  biased.epilogue.bias = BiasMode::Column;
+  std::vector<float> io = c, bias(n, 10.0f);
+  GemmArgs bargs{nullptr, nullptr, io.data(), io.data(), 0.0, 1.0};
+  bargs.bias = bias.data();
+  ASSERT_TRUE(gemm(biased, bargs, {.backend = Backend::Cpu}));
+  for (std::int64_t e = 0; e < m * n; ++e) EXPECT_EQ(io[e], c[e] + 10.0f) << e;
   GemmDesc empty = d;
   empty.m = 0;
   float amax = kSentinel;

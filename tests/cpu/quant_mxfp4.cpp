@@ -24,24 +24,11 @@
 namespace gemmkit {
 namespace {
 
+using test::mx_desc;
 using test::production_kernels;
 using test::run_on;
 
 constexpr double kE2m1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
-
-GemmDesc mx4_desc(std::int64_t m, std::int64_t n, std::int64_t k, DType ta, DType tb, DType out,
-                  int layout, bool mx_a = true, bool mx_b = true) {
-  GemmDesc d = test::layout_desc(m, n, k, ta, tb, out, layout);
-  for (ScaleDesc* s : {&d.scale_a, &d.scale_b}) {
-    if (s == &d.scale_a ? !mx_a : !mx_b) continue;
-    s->mode = ScaleMode::Mx;
-    s->dtype = DType::E8M0;
-    s->layout = (layout & 1) ? Layout::RowMajor : Layout::ColMajor;
-  }
-  d = with_default_lds(d);
-  if (mx_a) d.scale_a.ld += layout % 2;
-  return d;
-}
 
 // Every code decodes to its value and encodes back; ties go to the even code; beyond 6 and Inf
 // saturate; NaN gives +0; a negative value that rounds to zero keeps its sign.
@@ -116,8 +103,8 @@ TEST(CpuMxfp4, ResidueShapesAgainstTheReference) {
         const int layout = (i * 11) % 32;
         const bool fp4_a = i % 2 == 0;  // the e2m1 operand: A or B
         const GemmDesc d =
-            mx4_desc(s.m, s.n, s.k, fp4_a ? DType::E2M1 : other, fp4_a ? other : DType::E2M1,
-                     i % 3 ? DType::F32 : DType::BF16, layout, which != 1, which != 0);
+            mx_desc(s.m, s.n, s.k, fp4_a ? DType::E2M1 : other, fp4_a ? other : DType::E2M1,
+                    i % 3 ? DType::F32 : DType::BF16, layout, which != 1, which != 0);
         bench::HostCase hc =
             bench::HostCase::make(d, i % 4 ? 1.0 : -2.0, i % 2 ? 0.5 : 0.0, seed + i);
         const std::vector<std::string> kernels = production_kernels(hc.desc);
@@ -218,7 +205,7 @@ TEST(CpuMxfp4, QuantizeSharedExponents) {
   for (std::int64_t p = 64; p < 96; ++p) x[p * m + 2] = 0.0f;  // row 2, group 2: zero
   x[100 * m + 1] = std::numeric_limits<float>::quiet_NaN();    // row 1, group 3: NaN
   x[101 * m + 0] = std::numeric_limits<float>::infinity();     // row 0, group 3: Inf
-  const GemmDesc d = mx4_desc(m, 1, k, DType::E2M1, DType::E2M1, DType::F32, 0, true, false);
+  const GemmDesc d = mx_desc(m, 1, k, DType::E2M1, DType::E2M1, DType::F32, 0, true, false);
   std::vector<std::uint8_t> q(m * k / 2, 0xAA), s(m * 4, 0xAA);
   ASSERT_TRUE(
       quantize_fp4(d, Arg::A, {DType::F32, Layout::ColMajor, 0, 0}, x.data(), q.data(), s.data()));
@@ -254,7 +241,7 @@ TEST(CpuMxfp4, QuantizeSharedExponents) {
 // e8m0's extremes with e2m1 elements: code 0 is 2^-127, 254 is 2^127, 0xFF is NaN (its row is
 // NaN), exactly as the reference, on every kernel.
 TEST(CpuMxfp4, E8m0ExtremesWithE2m1) {
-  const GemmDesc d = mx4_desc(4, 3, 64, DType::E2M1, DType::E2M1, DType::F32, 0, true, false);
+  const GemmDesc d = mx_desc(4, 3, 64, DType::E2M1, DType::E2M1, DType::F32, 0, true, false);
   std::vector<std::uint8_t> a(4 * 64 / 2, 0x22), b(64 * 3 / 2, 0x22);     // every element 1.0
   std::vector<std::uint8_t> s = {0, 254, 0xFF, 127, 127, 127, 127, 127};  // S_A 4 x 2
   std::vector<float> want(12), got(12);
@@ -300,10 +287,10 @@ TEST(CpuMxfp4, BadDescriptorsAreNamed) {
     const char* says;
   };
   std::vector<Bad> bad;
-  auto base = [] { return mx4_desc(4, 4, 64, DType::E2M1, DType::E2M1, DType::F32, 0); };
-  GemmDesc d = mx4_desc(4, 4, 80, DType::E2M1, DType::E2M1, DType::F32, 0);
+  auto base = [] { return mx_desc(4, 4, 64, DType::E2M1, DType::E2M1, DType::F32, 0); };
+  GemmDesc d = mx_desc(4, 4, 80, DType::E2M1, DType::E2M1, DType::F32, 0);
   bad.push_back({"K % 32 (A first)", d, Arg::ScaleA, "not a multiple of the MX block 32"});
-  d = mx4_desc(4, 4, 80, DType::E2M1, DType::E2M1, DType::F32, 0, false, true);
+  d = mx_desc(4, 4, 80, DType::E2M1, DType::E2M1, DType::F32, 0, false, true);
   bad.push_back({"K % 32 (B)", d, Arg::ScaleB, "not a multiple of the MX block 32"});
   d = base();
   d.scale_b.dtype = DType::F32;
@@ -327,7 +314,7 @@ TEST(CpuMxfp4, BadDescriptorsAreNamed) {
   for (float v : out) EXPECT_EQ(v, -1.0f);
   // quantize_fp4 writes e2m1 only; quantize_fp8 does not write e2m1.
   std::vector<float> x(4 * 64, 1.0f);
-  GemmDesc e4 = mx4_desc(4, 4, 64, DType::E4M3, DType::E4M3, DType::F32, 0);
+  GemmDesc e4 = mx_desc(4, 4, 64, DType::E4M3, DType::E4M3, DType::F32, 0);
   EXPECT_EQ(quantize_fp4(e4, Arg::A, {}, x.data(), a.data(), s.data()).arg, Arg::DTypeA);
   EXPECT_EQ(quantize_fp8(base(), Arg::B, {}, x.data(), b.data(), s.data()).arg, Arg::DTypeB);
   for (std::uint8_t v : a) EXPECT_EQ(v, 0x22);
@@ -363,7 +350,7 @@ TEST(CpuMxfp4, CAbiQuantizeAndGemm) {
   f.scale_b.values = sb.data();
   ASSERT_EQ(gemmkit_gemm_fused(&p, &f, a.data(), b.data(), nullptr, out.data(), 1.0, 0.0, &st), 0)
       << st.message;
-  GemmDesc d = mx4_desc(m, n, k, DType::E2M1, DType::E2M1, DType::F32, 2);
+  GemmDesc d = mx_desc(m, n, k, DType::E2M1, DType::E2M1, DType::F32, 2);
   GemmArgs args{a.data(), b.data(), nullptr, want.data(), 1.0, 0.0};
   args.scale_a = sa.data(), args.scale_b = sb.data();
   ASSERT_TRUE(gemm(d, args, {.backend = Backend::Cpu}));
