@@ -15,6 +15,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/element.hpp"
 #include "core/view.hpp"
 #include "cpu/activation.hpp"
 #include "cpu/isa_namespace.hpp"
@@ -52,8 +53,15 @@ inline S amax_of(S m, S v) {
   const S a = std::fabs(v);
   return std::isnan(a) || a > m ? a : m;
 }
-// *amax = amax_of(*amax, m), atomically: tiles of every thread fold into one value.
-inline void fold_amax(float* amax, float m) {
+// *amax = amax_of(*amax, m), atomically: tiles of every thread fold into one value. An f64
+// amax is rounded as the reference stores an f32 (past FLT_MAX: FLT_MAX or Inf, never a cast).
+template <class S>
+inline void fold_amax(float* amax, S ms) {
+  float m;
+  if constexpr (std::is_same_v<S, float>)
+    m = ms;
+  else
+    core::store_element(DType::F32, &m, 0, double(ms));
   std::atomic_ref<float> r(*amax);
   float cur = r.load(std::memory_order_relaxed);
   for (;;) {
@@ -138,7 +146,7 @@ __attribute__((always_inline)) inline void epilogue_elements(const T* tile, cons
       for (int j = 0; j < e.nr; ++j) element(i, j);
   }
   if constexpr (!std::is_integral_v<T>)
-    if (e.ep.amax) fold_amax(e.ep.amax, static_cast<float>(amax));
+    if (e.ep.amax) fold_amax(e.ep.amax, amax);
 }
 
 template <int NR, class T, Stored DA, Stored CA>

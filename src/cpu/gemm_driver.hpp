@@ -140,7 +140,7 @@ void scale_only(const Problem<T>& p) {
       store_stored<T>(p.d_as, p.d, i * p.sd.row + j * p.sd.col, finish<T>(v));
     }
   if constexpr (!std::is_integral_v<T>)
-    if (p.ep.amax) fold_amax(p.ep.amax, static_cast<float>(amax));
+    if (p.ep.amax) fold_amax(p.ep.amax, amax);
 }
 
 template <class K>

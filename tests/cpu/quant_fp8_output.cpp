@@ -199,8 +199,8 @@ TEST(CpuFp8Output, AlphaZeroAndQuickReturns) {
 TEST(CpuFp8Output, PlanCacheKeepsTheOutputScaleApart) {
   GemmDesc d = test::layout_desc(1, 64, 32, DType::F32, DType::F32, DType::F32, 0);
   std::vector<float> a(32, 1.0f), b(32 * 64, 0.5f), plain(64), scaled(64);
-  ASSERT_TRUE(gemm(d, {a.data(), b.data(), nullptr, plain.data(), 1.0, 0.0},
-                   {.backend = Backend::Cpu}));
+  ASSERT_TRUE(
+      gemm(d, {a.data(), b.data(), nullptr, plain.data(), 1.0, 0.0}, {.backend = Backend::Cpu}));
   d.epilogue.scale_d = d.epilogue.amax_d = true;
   const float sd = 4.0f;
   float amax = kSentinel;
@@ -212,6 +212,33 @@ TEST(CpuFp8Output, PlanCacheKeepsTheOutputScaleApart) {
     EXPECT_EQ(scaled[j], 64.0f) << j;
   }
   EXPECT_EQ(amax, 16.0f);
+}
+
+// An f64 GEMM's amax is an f32 rounded as the reference stores one: 1e300 gives Inf, 1e20 its
+// nearest float, on every f64 kernel (a plain cast past FLT_MAX would be undefined).
+TEST(CpuFp8Output, F64AmaxRoundsLikeTheReference) {
+  for (double big : {1e300, 1e20, -3.5}) {
+    GemmDesc d = test::layout_desc(3, 2, 1, DType::F64, DType::F64, DType::F64, 0);
+    d.compute = DType::F64;
+    d.epilogue.amax_d = true;
+    d = with_default_lds(d);
+    const double a[3] = {0.5, big, -2.0}, b[2] = {1.0, 0.25};
+    double out[6];
+    float want = kSentinel;
+    GemmArgs args{a, b, nullptr, out, 1.0, 0.0};
+    args.amax_d = &want;
+    core::reference_gemm_epilogue(d, args);
+    EXPECT_EQ(want, big == 1e300 ? std::numeric_limits<float>::infinity()
+                                 : float(std::max(std::fabs(big), 2.0)));
+    const std::vector<std::string> kernels = production_kernels(d);
+    ASSERT_FALSE(kernels.empty());
+    for (const std::string& k : kernels) {
+      float amax = kSentinel;
+      args.amax_d = &amax;
+      ASSERT_TRUE(gemm(d, args, {.backend = Backend::Cpu, .kernel = k.c_str()}));
+      EXPECT_EQ(amax, want) << k << " " << big;
+    }
+  }
 }
 
 TEST(CpuFp8Output, BadArgumentsAreNamed) {
