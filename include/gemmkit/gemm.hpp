@@ -80,11 +80,13 @@ struct EpilogueDesc {
 //                 exactly as S (the same dtype, layout and ld; fractional zeros allowed).
 //                 K must be a multiple of the group (else InvalidValue naming scale_b).
 // An integer B without Group is its integer values (scaled by any tensor / column scale).
+// gemmkit/quantize.hpp's quantize_weights builds q, S and Z from f32 / bf16 / f16 weights.
 //
 // Microscaling (OCP MX v1.0), MXFP8 and MXFP4: fp8 (e4m3 / e5m2) or fp4 (e2m1) A or B with
 //   Mx            one e8m0 scale (2^(code - 127); 0xFF NaN) per 32 consecutive K of each row of
 //                 op(A) (S_A M x K/32) or column of op(B) (S_B K/32 x N); ScaleDesc::dtype E8M0,
-//                 layout and ld as above; K a multiple of 32 (else InvalidValue).
+//                 layout and ld as above; K a multiple of 32 (else InvalidValue);
+//                 quantize_fp8 / quantize_fp4 (gemmkit/quantize.hpp) build both from f32.
 enum class ScaleMode : std::uint8_t {
   None,
   Tensor,
