@@ -15,7 +15,7 @@ namespace gemmkit::dispatch {
 namespace {
 
 struct Key {
-  std::array<std::int64_t, 35> v{};
+  std::array<std::int64_t, 36> v{};
   std::string kernel;
   bool operator==(const Key&) const = default;
 };
