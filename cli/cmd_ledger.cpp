@@ -120,7 +120,7 @@ std::vector<lg::RooflinePoint> results_points(const std::string& path, GemmDesc 
       DType t;
       if (r.contains(key) && r[key].is_string() && parse_dtype(r[key].get<std::string>(), &t)) {
         d.a.dtype = d.b.dtype = t;
-        if (t == DType::E4M3 || t == DType::E5M2)
+        if (t == DType::E4M3 || t == DType::E5M2 || t == DType::E2M1)
           d.c.dtype = d.d.dtype = DType::BF16;
         else if (t == DType::I8 || t == DType::I4)
           d.c.dtype = d.d.dtype = DType::I32;

@@ -13,7 +13,7 @@ DType dtype_or_throw(const std::string& s, const char* flag) {
   DType t;
   if (!parse_dtype(s, &t))
     throw CLI::ValidationError(flag, "unknown dtype '" + s +
-                                         "' (f64 f32 f16 bf16 e4m3 e5m2 i8 i4 i32)");
+                                         "' (f64 f32 f16 bf16 e4m3 e5m2 e2m1 i8 i4 i32)");
   return t;
 }
 
@@ -73,7 +73,8 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
     size("--k", &k, Arg::K, "inner dimension");
   }
   size("--batch", &batch, Arg::Batch, "batch count (strided, packed batches)");
-  cmd->add_option("--dtype", dtype, "dtype of every operand (f64 f32 f16 bf16 e4m3 e5m2 i8 i4)")
+  cmd->add_option("--dtype", dtype,
+                  "dtype of every operand (f64 f32 f16 bf16 e4m3 e5m2 e2m1 i8 i4)")
       ->capture_default_str();
   cmd->add_option("--dtype-a", dtype_a, "dtype of A (default: --dtype)");
   cmd->add_option("--dtype-b", dtype_b, "dtype of B (default: --dtype)");
@@ -92,8 +93,8 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
   cmd->add_option("--beta", beta, "beta")->capture_default_str();
   cmd->add_option("--scale-a", scale_a,
                   "scale of A: none, tensor, row, block1x128, block128x128 (fp32), mx (e8m0 per "
-                  "32; fp8 A is "
-                  "quantized from f32 with scales from the amax)")
+                  "32: MXFP8, MXFP4 for e2m1; fp8 / fp4 A is quantized from f32 with scales from "
+                  "the amax)")
       ->capture_default_str();
   cmd->add_option("--scale-b", scale_b,
                   "scale of B: none, tensor, column, block1x128, block128x128, mx, group (integer "
@@ -104,6 +105,9 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
   cmd->add_option("--scale-dtype", scale_dtype, "dtype of group scales (f32, f16, bf16)")
       ->capture_default_str();
   cmd->add_flag("--zero-points", zero_points, "group zero points: w = (q - z) * s");
+  cmd->add_flag("--scale-d", scale_d,
+                "the output's scale: D = round(v * s_d), s_d U[0.5, 2]; an fp8 D saturates");
+  cmd->add_flag("--amax-d", amax_d, "write (and check) the amax of the unscaled output");
   cmd->add_option("--backend", backend, "auto, cpu or cuda")->capture_default_str();
   cmd->add_option("--kernel", kernel, "force a registered kernel by name (see `gemmkit kernels`)");
   if (with_schedule) {
@@ -150,8 +154,9 @@ GemmDesc ProblemOptions::desc() const {
   const bool integer = ta == DType::I8 || ta == DType::I4;
   const DType default_c = integer ? DType::I32 : (ta == DType::F64 ? DType::F64 : all);
   DType tc = dtype_c.empty() ? default_c : dtype_or_throw(dtype_c, "--dtype-c");
-  // fp8 inputs default to a bf16 output, as fp8 GEMMs usually produce.
-  if (dtype_c.empty() && (tc == DType::E4M3 || tc == DType::E5M2)) tc = DType::BF16;
+  // fp8 and fp4 inputs default to a bf16 output, as fp8 GEMMs usually produce.
+  if (dtype_c.empty() && (tc == DType::E4M3 || tc == DType::E5M2 || tc == DType::E2M1))
+    tc = DType::BF16;
   const DType td = dtype_d.empty() ? tc : dtype_or_throw(dtype_d, "--dtype-d");
   DType tcomp = integer ? DType::I32 : (ta == DType::F64 && tb == DType::F64 ? DType::F64
                                                                                : DType::F32);
@@ -175,6 +180,8 @@ GemmDesc ProblemOptions::desc() const {
     d.scale_b.dtype = dtype_or_throw(scale_dtype, "--scale-dtype");
     d.scale_b.zero_points = zero_points;
   }
+  d.epilogue.scale_d = scale_d;
+  d.epilogue.amax_d = amax_d;
   // One matrix first (sizes, lds, bytes of one matrix), so that the packed batch strides are
   // computed only from sizes that fit; then the batches.
   GemmDesc one = d;

@@ -32,6 +32,7 @@ struct ProblemOptions {
   std::int64_t group_size = 128;                   // --scale-b group
   std::string scale_dtype = "f32";                 // of group scales
   bool zero_points = false;
+  bool scale_d = false, amax_d = false;  // EpilogueDesc::scale_d / amax_d
   std::string backend = "auto";
   std::uint64_t seed = 1;
   bool json = false;

@@ -9,6 +9,7 @@
 //   e4m3    8     7     448         2^-9           no   S.1111.111 only
 //   e5m2    8     15    57344       2^-16          yes  e=31, m!=0
 //   e8m0    8     127   2^127       2^-127 (code 0) no  0xFF
+//   e2m1    4     1     6           0.5             no  none
 //
 // Signs are kept, including on zero: -0.0 encodes to the sign bit alone, and a negative value
 // that rounds to zero gives -0.
@@ -51,6 +52,17 @@ float e8m0_to_float(std::uint8_t v) noexcept;
 // dividing by the scale never grows a value), clamped to the codes 0 (2^-127) .. 0xFE (2^127).
 // The sign is ignored; 0 gives code 0; NaN and +-Inf give 0xFF.
 std::uint8_t to_e8m0(double x) noexcept;
+
+// OCP FP4 E2M1 (OCP MX v1.0, MXFP4's element; bias 1, no Inf or NaN): code S.EE.M in the low
+// four bits, magnitudes 0, 0.5 (the one subnormal), 1, 1.5, 2, 3, 4, 6. Values whose rounded
+// magnitude would pass 6, and +-Inf, saturate to +-6 (there is nothing else to give). NaN has no
+// code: it gives +0 (quantize_fp4 carries a NaN in its group's scale instead).
+std::uint8_t to_e2m1(double x) noexcept;
+float e2m1_to_float(std::uint8_t v) noexcept;  // of v's low four bits; exact
+// Packed e2m1, stored as int4 is (below): element i in byte i/2, the low nibble when i is even.
+float e2m1_get(const void* packed, std::int64_t i) noexcept;
+// Writes only element i's nibble (the low four bits of `code`); the other nibble is kept.
+void e2m1_set(void* packed, std::int64_t i, std::uint8_t code) noexcept;
 
 // Packed int4: element i lives in byte i/2, in the low nibble when i is even and the high
 // nibble when i is odd; the nibble is two's complement (0x8 -> -8, 0xF -> -1).

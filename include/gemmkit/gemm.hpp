@@ -34,10 +34,21 @@ enum class Activation : std::uint8_t {
   GeluTanh,  // x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
   Silu,      // x / (1 + exp(-x))
 };  // every form maps +Inf to +Inf and -Inf to 0 (their limits), NaN to NaN
+// The output's scaling (fp8 outputs, as Transformer Engine and cuBLASLt's D scale / amax do it):
+// with v = act(...) the epilogue's value above,
+//   scale_d  D = round(v * s_d), s_d = *GemmArgs::scale_d (one f32; a multiply, as Transformer
+//            Engine's fp8 scale: s_d is the inverse of the dequantization scale of D);
+//   amax_d   *GemmArgs::amax_d = max |v| over every element of D and every batch entry (v before
+//            s_d and before D's rounding, as an f32; NaN when any v is NaN); written once per
+//            call, also when alpha == 0, never on the quick return of M == 0 or N == 0.
+// An fp8 D (e4m3, e5m2) is always written saturating: beyond +-fmax, and +-Inf, give +-fmax (448,
+// 57344), NaN stays NaN (convert.hpp's saturating to_e4m3 / to_e5m2).
 struct EpilogueDesc {
   BiasMode bias = BiasMode::None;
   DType bias_dtype = DType::F32;  // f32, bf16 or f16 (f64 for an f64 accumulator); contiguous
   Activation act = Activation::None;
+  bool scale_d = false;  // D = round(v * *GemmArgs::scale_d)
+  bool amax_d = false;   // *GemmArgs::amax_d = max |v|
 };  // the same bias for every batch entry
 
 // Scales of A and B (issue 13): D = act(alpha * (sum_p op(A)_ip op(B)_pj) * sa_i * sb_j + bias
@@ -69,11 +80,13 @@ struct EpilogueDesc {
 //                 exactly as S (the same dtype, layout and ld; fractional zeros allowed).
 //                 K must be a multiple of the group (else InvalidValue naming scale_b).
 // An integer B without Group is its integer values (scaled by any tensor / column scale).
+// gemmkit/quantize.hpp's quantize_weights builds q, S and Z from f32 / bf16 / f16 weights.
 //
-// Microscaling (OCP MX v1.0), MXFP8: fp8 (e4m3 / e5m2) A or B with
+// Microscaling (OCP MX v1.0), MXFP8 and MXFP4: fp8 (e4m3 / e5m2) or fp4 (e2m1) A or B with
 //   Mx            one e8m0 scale (2^(code - 127); 0xFF NaN) per 32 consecutive K of each row of
 //                 op(A) (S_A M x K/32) or column of op(B) (S_B K/32 x N); ScaleDesc::dtype E8M0,
-//                 layout and ld as above; K a multiple of 32 (else InvalidValue).
+//                 layout and ld as above; K a multiple of 32 (else InvalidValue);
+//                 quantize_fp8 / quantize_fp4 (gemmkit/quantize.hpp) build both from f32.
 enum class ScaleMode : std::uint8_t {
   None,
   Tensor,
@@ -120,6 +133,8 @@ struct GemmArgs {
   const void* scale_a = nullptr;  // ScaleDesc::mode != None: 1 or M values, or S_A (fp32)
   const void* scale_b = nullptr;  // 1 or N values, or S_B (of ScaleDesc::dtype)
   const void* zero_b = nullptr;   // ScaleDesc::zero_points: Z of the Group mode
+  const float* scale_d = nullptr;  // EpilogueDesc::scale_d: s_d, one value, read on every call
+  float* amax_d = nullptr;         // EpilogueDesc::amax_d: one value, written
 };
 
 // How a production kernel deals its work (the tile scheduler's mode): Auto lets the planner

@@ -41,7 +41,8 @@ enum gemmkit_dtype {
   GEMMKIT_I8 = 7,
   GEMMKIT_I4 = 8,
   GEMMKIT_I32 = 9,
-  GEMMKIT_E8M0 = 10
+  GEMMKIT_E8M0 = 10,
+  GEMMKIT_E2M1 = 11 /* fp4, two a byte (low nibble first), as GEMMKIT_I4 */
 };
 enum gemmkit_backend {
   GEMMKIT_BACKEND_AUTO = 0,
@@ -118,7 +119,7 @@ enum gemmkit_scale_mode {
   GEMMKIT_SCALE_BLOCK_1X128 = 4,   /* A: M x K/128 fp32; B: K/128 x N (K % 128 == 0) */
   GEMMKIT_SCALE_BLOCK_128X128 = 5, /* A: ceil(M/128) x K/128; B: K/128 x ceil(N/128) */
   GEMMKIT_SCALE_GROUP = 6,         /* B only (integer weights): K/group x N, w = (q - z) * s */
-  GEMMKIT_SCALE_MX = 7             /* fp8 A / B: one e8m0 per 32 along K (MXFP8) */
+  GEMMKIT_SCALE_MX = 7             /* fp8 / fp4 A, B: one e8m0 per 32 along K (MXFP8, MXFP4) */
 };
 typedef struct gemmkit_scale {
   int32_t mode;        /* enum gemmkit_scale_mode */
@@ -132,18 +133,24 @@ typedef struct gemmkit_scale {
   const void* values;
   const void* zero;
 } gemmkit_scale;
+/* The output's scaling (gemmkit::EpilogueDesc::scale_d / amax_d): D = round(v * *scale_d), fp8 D
+ * saturating; *amax_d = max |v| before the scale. */
+enum gemmkit_output_flags { GEMMKIT_SCALE_D = 1, GEMMKIT_AMAX_D = 2 };
 typedef struct gemmkit_fusion {
-  int32_t bias_mode;  /* enum gemmkit_bias_mode */
-  int32_t bias_dtype; /* enum gemmkit_dtype; GEMMKIT_DTYPE_DEFAULT = f32 */
-  int32_t activation; /* enum gemmkit_activation */
-  int32_t reserved;
+  int32_t bias_mode;    /* enum gemmkit_bias_mode */
+  int32_t bias_dtype;   /* enum gemmkit_dtype; GEMMKIT_DTYPE_DEFAULT = f32 */
+  int32_t activation;   /* enum gemmkit_activation */
+  int32_t output_flags; /* GEMMKIT_SCALE_D | GEMMKIT_AMAX_D; 0: neither, and the two pointers
+                           at the end are not read (so a struct without them stays valid) */
   const void* bias;
   gemmkit_scale scale_a, scale_b;
+  const float* scale_d; /* GEMMKIT_SCALE_D: one f32, D = round(v * scale_d[0]) */
+  float* amax_d;        /* GEMMKIT_AMAX_D: one f32, written */
 } gemmkit_fusion;
 
 /* gemmkit_gemm with a fused epilogue and scales (`fusion` NULL: as gemmkit_gemm). A bad value
  * in `fusion` returns its position (31 epilogue, 32 bias, 33 bias dtype, 34 scale_a, 35
- * scale_b). */
+ * scale_b, 36 scale_d, 37 amax_d; output_flags with other bits: 31). */
 int gemmkit_gemm_fused(const gemmkit_problem* p, const gemmkit_fusion* fusion, const void* a,
                        const void* b, const void* c, void* d, double alpha, double beta,
                        gemmkit_status* status);
@@ -156,6 +163,16 @@ int gemmkit_can_implement_fused(const gemmkit_problem* p, const gemmkit_fusion* 
 int gemmkit_quantize_fp8(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
                          const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
                          gemmkit_status* status);
+/* gemmkit::quantize_fp4: the same for an e2m1 operand (MXFP4 with GEMMKIT_SCALE_MX). */
+int gemmkit_quantize_fp4(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
+                         const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
+                         gemmkit_status* status);
+/* gemmkit::quantize_weights: integer weights B (i8 / i4) of the problem from `src`, with the
+ * group scales fusion->scale_b describes (GEMMKIT_SCALE_GROUP) written to `scales` and, when its
+ * zero_points is set, the zero points to `zeros`. */
+int gemmkit_quantize_weights(const gemmkit_problem* p, const gemmkit_fusion* fusion,
+                             const gemmkit_matrix* src_desc, const void* src, void* dst,
+                             void* scales, void* zeros, gemmkit_status* status);
 
 /* ---- The model as JSON (the objects `gemmkit ledger --json`, `gemmkit explain --json` and
  * `gemmkit kernels` describe). *json receives a string owned by the library, valid until the

@@ -7,7 +7,7 @@
 
 namespace gemmkit {
 
-// Element types. Sub-byte int4 is packed two per byte (element 2i in the low nibble).
+// Element types. Sub-byte int4 and e2m1 are packed two per byte (element 2i in the low nibble).
 enum class DType : std::uint8_t {
   F64,
   F32,
@@ -19,13 +19,14 @@ enum class DType : std::uint8_t {
   I4,    // packed two per byte, sign-extended
   I32,
   E8M0,  // scale: 2^(x-127), 0xFF is NaN
+  E2M1,  // OCP fp4 (MXFP4's element): +-{0, 0.5, 1, 1.5, 2, 3, 4, 6}, no Inf / NaN; packed as I4
 };
 
 enum class Layout : std::uint8_t { RowMajor, ColMajor };
 enum class Op : std::uint8_t { NoTrans, Trans };
 enum class Backend : std::uint8_t { Auto, Cpu, Cuda };
 
-// Storage size of one element in bits (4 for I4).
+// Storage size of one element in bits (4 for I4 and E2M1).
 int dtype_bits(DType t) noexcept;
 std::string_view dtype_name(DType t) noexcept;   // "f32", "bf16", "e4m3", ...
 bool parse_dtype(std::string_view s, DType* out) noexcept;
@@ -81,6 +82,8 @@ enum class Arg : int {
   DTypeBias = 33,  // EpilogueDesc::bias_dtype
   ScaleA = 34,     // GemmDesc::scale_a / GemmArgs::scale_a
   ScaleB = 35,     // GemmDesc::scale_b / GemmArgs::scale_b
+  ScaleD = 36,     // EpilogueDesc::scale_d / GemmArgs::scale_d
+  AmaxD = 37,      // EpilogueDesc::amax_d / GemmArgs::amax_d
 };
 std::string_view arg_name(Arg a) noexcept;
 

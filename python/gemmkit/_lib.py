@@ -26,6 +26,7 @@ DTYPE_CODES = {
     "i4": 8,
     "i32": 9,
     "e8m0": 10,
+    "e2m1": 11,
 }
 BACKEND_CODES = {"auto": 0, "cpu": 1, "cuda": 2, "gpu": 2}
 

@@ -103,6 +103,8 @@ bool OperandSets::create(const HostCase& hc, int count, bool device, std::string
     }
     sets_.push_back(
         OperandSet{p[0], p[1], p[2], p[3], hc.scale_ptr(true), hc.scale_ptr(false), hc.zero_ptr()});
+    if (hc.desc.epilogue.scale_d) sets_.back().scale_d = &hc.out_scale;
+    if (hc.desc.epilogue.amax_d) sets_.back().amax_d = const_cast<float*>(&hc.amax);
   }
   for (int j = 0; j < 4; ++j) {
     void* dst = j == 0 ? const_cast<void*>(sets_[0].a)

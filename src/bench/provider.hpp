@@ -18,6 +18,8 @@ struct OperandSet {
   const void* scale_a = nullptr;  // the case's scales (HostCase), shared by every set
   const void* scale_b = nullptr;
   const void* zero_b = nullptr;
+  const float* scale_d = nullptr;  // EpilogueDesc::scale_d / amax_d: the case's, shared too
+  float* amax_d = nullptr;
 };
 
 class Provider {

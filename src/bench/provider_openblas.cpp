@@ -1,7 +1,7 @@
 // The CPU baseline: OpenBLAS through CBLAS, on the candidate's buffers, in column-major form.
-// A weight-only problem (f32 A, i8 / i4 B with group scales) is measured against sgemm on the
-// same shape: B dequantized to an f32 twin (same layout and ld) at the first call (the
-// harness's verification call), which every later call reuses.
+// A weight-only problem (f32 A; i8 / i4 B with group scales, or fp8 / fp4 B with MX scales) is
+// measured against sgemm on the same shape: B dequantized to an f32 twin (same layout and ld)
+// at the first call (the harness's verification call), which every later call reuses.
 #include <cblas.h>
 
 #include <vector>
@@ -20,10 +20,14 @@ class OpenBlasProvider final : public Provider {
  public:
   OpenBlasProvider(const GemmDesc& desc, double alpha, double beta, int threads)
       : desc_(with_default_lds(desc)), alpha_(alpha), beta_(beta) {
-    weights_ = desc_.a.dtype == DType::F32 &&
-               (desc_.b.dtype == DType::I8 || desc_.b.dtype == DType::I4) && desc_.batch == 1 &&
+    const DType tb = desc_.b.dtype;
+    const bool int_b = tb == DType::I8 || tb == DType::I4;
+    const bool float_b = tb == DType::E4M3 || tb == DType::E5M2 || tb == DType::E2M1;
+    const ScaleMode sb = desc_.scale_b.mode;
+    weights_ = desc_.a.dtype == DType::F32 && desc_.batch == 1 &&
                desc_.scale_a.mode == ScaleMode::None &&
-               (desc_.scale_b.mode == ScaleMode::None || desc_.scale_b.mode == ScaleMode::Group);
+               ((int_b && (sb == ScaleMode::None || sb == ScaleMode::Group)) ||
+                (float_b && (sb == ScaleMode::None || sb == ScaleMode::Mx)));
     quantized_ = desc_;
     if (weights_) {
       desc_.b.dtype = DType::F32;
@@ -66,7 +70,7 @@ class OpenBlasProvider final : public Provider {
   }
 
  private:
-  // The f32 twin of an integer B: (q - z) * s at every stored element.
+  // The f32 twin of a quantized B: (q - z) * s (or q * s) at every stored element.
   void dequantize(const OperandSet& s) {
     const GemmDesc& q = quantized_;
     const Extent e = stored_extent_b(q);

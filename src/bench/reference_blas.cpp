@@ -134,7 +134,7 @@ ReferenceMatrix reference_sequential(const GemmDesc& d, const GemmArgs& args, bo
   ReferenceMatrix r = empty_result(d, want_gauge);
   // The scales as the spec applies them; the bias and the activation are not this function's.
   GemmDesc plain = d;
-  plain.epilogue = {};
+  plain.epilogue = {.scale_d = d.epilogue.scale_d};
   core::reference_visit_epilogue(
       plain, args, want_gauge,
       [&](std::int64_t l, std::int64_t i, std::int64_t j, double v, double g) {
@@ -157,6 +157,7 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
       2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k);
   const bool blas = flop >= blas_min_flop;
   const std::int64_t mn = d.m * d.n;
+  const double sd = d.epilogue.scale_d ? double(*args.scale_d) : 1.0;
   std::vector<double> p, g;  // op(A) op(B) and |op(A)| |op(B)| of one batch
   Widened a, b;
   std::vector<Sum> fixed;  // elements summed sequentially because of a NaN or an Inf
@@ -211,6 +212,7 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
           out = use_ab ? out + args.beta * c : args.beta * c;  // keeps -0 when alpha == 0
           gg += std::fabs(args.beta * c);
         }
+        out *= sd, gg *= std::fabs(sd);  // EpilogueDesc::scale_d, as reference_visit_epilogue
         value[idx] = out;
         if (want_gauge) gauge[idx] = gg;
       }

@@ -13,6 +13,7 @@
 #include "bench/reference_blas.hpp"
 #include "bench/reference_device.hpp"
 #include "core/element.hpp"
+#include "core/epilogue_ref.hpp"
 #include "core/reference.hpp"
 #include "core/validate.hpp"
 #include "core/view.hpp"
@@ -57,9 +58,10 @@ void fill_uniform(DType t, void* p, std::int64_t count, std::uint64_t seed, doub
     // The engine runs in order; mapping its draws to U[lo, hi] and rounding them to the dtype
     // runs in parallel. uniform_real_distribution<double> takes exactly one draw of a 64-bit
     // engine per value and keeps no state between calls, so replaying the draws gives the
-    // values a sequential fill gives, bit for bit (every float type is 8 bits or wider: no
-    // two threads write one byte). Dynamic blocks: on a shared machine a thread that is not
-    // scheduled leaves its work to the others instead of holding the region up.
+    // values a sequential fill gives, bit for bit (the float types are 8 bits or wider, or
+    // e2m1's 4 in chunks of an even count from even indices: no two threads write one byte).
+    // Dynamic blocks: on a shared machine a thread that is not scheduled leaves its work to the
+    // others instead of holding the region up.
     constexpr std::int64_t kChunk = std::int64_t{1} << 22;  // 32 MiB of draws: few regions
     std::vector<std::uint64_t> draws(static_cast<std::size_t>(std::min(count, kChunk)));
     for (std::int64_t base = 0; base < count; base += kChunk) {
@@ -87,6 +89,7 @@ double unit_roundoff(DType t) {
     case DType::BF16: return std::ldexp(1.0, -8);
     case DType::E4M3: return std::ldexp(1.0, -4);
     case DType::E5M2: return std::ldexp(1.0, -3);
+    case DType::E2M1: return std::ldexp(1.0, -2);
     default: return 0.0;
   }
 }
@@ -135,7 +138,21 @@ void fill_logical(const MatrixDesc& m, Extent e, std::int64_t batch, std::uint8_
 
 bool same_bits(double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 
+// Half the smallest subnormal of a floating output (0 for f64 and the integers): the absolute
+// error of rounding into its subnormal range, which the relative u_out does not cover.
+double half_min_subnormal(DType t) {
+  switch (t) {
+    case DType::F32: return std::ldexp(1.0, -150);
+    case DType::F16: return std::ldexp(1.0, -25);
+    case DType::BF16: return std::ldexp(1.0, -134);
+    case DType::E4M3: return std::ldexp(1.0, -10);
+    case DType::E5M2: return std::ldexp(1.0, -17);
+    default: return 0.0;
+  }
+}
+
 bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
+bool is_fp8_or_fp4(DType t) { return is_fp8(t) || t == DType::E2M1; }
 bool is_int(DType t) { return t == DType::I8 || t == DType::I4; }
 
 std::string describe(std::int64_t l, std::int64_t i, std::int64_t j, double got, double want,
@@ -184,14 +201,25 @@ HostCase HostCase::make(const GemmDesc& desc, double alpha, double beta, std::ui
     s.assign(bytes, 0);
     const MatrixDesc& m = is_a ? d.a : d.b;
     const std::uint64_t sseed = seed * 4 + (is_a ? 5 : 6);
-    if ((m.dtype == DType::E4M3 || m.dtype == DType::E5M2) && d.batch == 1) {
-      // The fp8 operand from f32 values, its scales from the amax (quantize_fp8).
+    if (!is_a && sd.mode == ScaleMode::Group && d.batch == 1) {
+      // Integer weights from f32 values, with group scales and zero points (quantize_weights).
+      const Extent x = stored_extent_b(d);
+      std::vector<float> v(static_cast<std::size_t>(core::footprint(m.layout, x, m.ld)));
+      fill_uniform(DType::F32, v.data(), static_cast<std::int64_t>(v.size()), sseed);
+      if (sd.zero_points) hc.zero_b.assign(bytes, 0);
+      (void)quantize_weights(d, {DType::F32, m.layout, m.ld, 0}, v.data(), hc.b.data(), s.data(),
+                             sd.zero_points ? hc.zero_b.data() : nullptr);
+      continue;
+    }
+    if (is_fp8_or_fp4(m.dtype) && d.batch == 1) {
+      // The fp8 / fp4 operand from f32 values, its scales from the amax (quantize_fp8 / _fp4).
       const Extent x = is_a ? stored_extent_a(d) : stored_extent_b(d);
       const MatrixDesc src{DType::F32, m.layout, m.ld, 0};
       std::vector<float> v(static_cast<std::size_t>(core::footprint(m.layout, x, m.ld)));
       fill_uniform(DType::F32, v.data(), static_cast<std::int64_t>(v.size()), sseed);
       std::vector<std::uint8_t>& buf = is_a ? hc.a : hc.b;
-      (void)quantize_fp8(d, is_a ? Arg::A : Arg::B, src, v.data(), buf.data(), s.data());
+      (void)(m.dtype == DType::E2M1 ? quantize_fp4 : quantize_fp8)(d, is_a ? Arg::A : Arg::B, src,
+                                                                   v.data(), buf.data(), s.data());
     } else {
       const double k = sd.mode == ScaleMode::Group ? 1.0 / 64 : 1.0;
       fill_uniform(sd.dtype, s.data(), count, sseed, 0.5 * k, 2.0 * k);
@@ -204,6 +232,7 @@ HostCase HostCase::make(const GemmDesc& desc, double alpha, double beta, std::ui
                             double(reinterpret_cast<const std::int8_t*>(hc.zero_b.data())[q]));
     }
   }
+  if (d.epilogue.scale_d) fill_uniform(DType::F32, &hc.out_scale, 1, seed * 4 + 7, 0.5, 2.0);
   return hc;
 }
 
@@ -220,6 +249,8 @@ const void* HostCase::zero_ptr() const {
 GemmArgs HostCase::args() {
   GemmArgs g{a.data(), b.data(), c.data(), d.data(), alpha, beta};
   g.scale_a = scale_ptr(true), g.scale_b = scale_ptr(false), g.zero_b = zero_ptr();
+  if (desc.epilogue.scale_d) g.scale_d = &out_scale;
+  if (desc.epilogue.amax_d) g.amax_d = &amax;
   return g;
 }
 
@@ -236,6 +267,8 @@ struct ElementCheck {
   bool exact;
   DType out;
   double u_out, u_acc, growth;
+  double tiny_out;  // half the output's smallest subnormal: rounding there is absolute
+  double fp8_max;   // the largest finite value of an fp8 D (0 otherwise)
 
   ElementCheck(const GemmDesc& d)
       : exact(d.d.dtype == DType::I32 ||
@@ -243,11 +276,17 @@ struct ElementCheck {
         out(d.d.dtype),
         u_out(unit_roundoff(d.d.dtype)),
         u_acc(unit_roundoff(d.compute)),
-        growth(8.0 + std::sqrt(static_cast<double>(d.k))) {}
+        growth(8.0 + std::sqrt(static_cast<double>(d.k))),
+        tiny_out(half_min_subnormal(d.d.dtype)),
+        fp8_max(d.d.dtype == DType::E4M3   ? 448.0
+                : d.d.dtype == DType::E5M2 ? 57344.0
+                                           : 0.0) {}
 
   void operator()(Compare& r, std::int64_t l, std::int64_t i, std::int64_t j, double want,
                   double gauge, double got) const {
     double w = want;
+    if (fp8_max > 0 && !std::isnan(w) && std::fabs(w) > fp8_max)
+      w = std::copysign(fp8_max, w);  // an fp8 D saturates (gemm.hpp), Inf included
     if (exact) {  // the reference rounded to the output type
       std::uint8_t tmp[8] = {};
       core::store_element(out, tmp, 0, want);
@@ -263,7 +302,7 @@ struct ElementCheck {
     } else if (exact) {
       ok = got == w;
     } else {
-      bound = u_out * std::fabs(w) + growth * u_acc * gauge;
+      bound = tiny_out + u_out * std::fabs(w) + growth * u_acc * gauge;
       // Rounding to a narrow output type can overflow where the reference does not.
       const double err = std::fabs(got - w);
       ok = std::isfinite(got) && err <= bound;
@@ -353,7 +392,7 @@ Compare compare_to_matrix(const HostCase& hc, const ReferenceMatrix& ref,
   const GemmDesc& d = hc.desc;
   Compare r;
   const ElementCheck check(d);
-  const bool similarity = is_fp8(d.a.dtype) || is_fp8(d.b.dtype);
+  const bool similarity = is_fp8_or_fp4(d.a.dtype) || is_fp8_or_fp4(d.b.dtype);
   r.metric = check.exact ? "exact" : similarity ? "similarity" : "gauge";
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
   double sxy = 0.0, sxx_yy = 0.0;
@@ -399,6 +438,7 @@ Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>
   const bool exact = ElementCheck(d).exact;
   GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
   in.scale_a = hc.scale_ptr(true), in.scale_b = hc.scale_ptr(false), in.zero_b = hc.zero_ptr();
+  if (d.epilogue.scale_d) in.scale_d = &hc.out_scale;
   Compare r = compare_to_matrix(hc, reference_dgemm(d, in, !exact), got, before);
   r.reference = "host: fp64 cblas_dgemm (OpenBLAS)";
   return r;
@@ -617,7 +657,8 @@ bool parse_check_mode(std::string_view s, CheckMode* out) noexcept {
 }
 
 CheckMode resolve_check(const GemmDesc& d, const CheckPolicy& policy) noexcept {
-  if (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None)
+  if (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None ||
+      d.epilogue.scale_d)
     return CheckMode::Full;  // the probe vectors do not model scales
   if (policy.mode != CheckMode::Auto) return policy.mode;
   const double flop = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
@@ -643,6 +684,40 @@ Compare check_result(const HostCase& hc, std::vector<std::uint8_t> d_candidate,
   if (corrupt_result_requested()) corrupt_d00(hc.desc, d_candidate);
   return check_unperturbed(hc, d_candidate, d_before, policy, gpu_reference);
 }
+
+namespace {
+
+// EpilogueDesc::amax_d: the candidate's amax against the fp64 reference's max |v| (v before
+// s_d), within the gauge bound of the largest element's gauge.
+void check_amax(const HostCase& hc, VerifyResult* res) {
+  GemmArgs in = const_cast<HostCase&>(hc).args();
+  in.d = nullptr, in.amax_d = nullptr;
+  const double sd = hc.desc.epilogue.scale_d ? std::fabs(double(hc.out_scale)) : 1.0;
+  double want = 0.0, gauge = 0.0;
+  core::reference_visit_epilogue(
+      hc.desc, in, true,
+      [&](std::int64_t, std::int64_t, std::int64_t, double, double g) {
+        gauge = std::max(gauge, g / sd);
+      },
+      &want);
+  const double u = unit_roundoff(hc.desc.compute);
+  const double bound = (8.0 + std::sqrt(double(hc.desc.k))) * u * gauge + u * std::fabs(want);
+  const double got = hc.amax;
+  std::ostringstream os;
+  os.precision(9);
+  os << "amax_d " << got << ", reference " << want << " (bound " << bound << ")";
+  const bool ok = std::isnan(want)   ? std::isnan(got)
+                  : std::isinf(want) ? got == want
+                                     : std::fabs(got - want) <= bound;
+  if (!ok) {
+    res->cmp.passed = false;
+    ++res->cmp.mismatches;
+    res->cmp.first_failure = os.str();
+  }
+  res->note += (res->note.empty() ? "" : "; ") + os.str();
+}
+
+}  // namespace
 
 VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const Options& opt,
                          std::uint64_t seed, const CheckPolicy& policy) {
@@ -689,6 +764,7 @@ VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const 
   }
   res.cmp = check_unperturbed(hc, d_out, hc.d,
                               CheckPolicy{policy.mode, policy.max_reference_flop, seed}, on_device);
+  if (hc.desc.epilogue.amax_d && res.cmp.passed) check_amax(hc, &res);
   res.check_s = seconds(t0);
   res.disposition = res.cmp.passed ? Disposition::Passed : Disposition::Incorrect;
   return res;

@@ -4,7 +4,7 @@
 //   exact     integer inputs with an i32 output;
 //   gauge     |d - ref| <= eps_out*|ref| + (8 + sqrt(K)) * eps_acc * gauge,
 //             gauge = |alpha| * sum_p |a_ip||b_pj| + |beta| * |c_ij|   (netlib DMMCH's idea);
-//   similarity  fp8 inputs: 1 - 2 sum(x y) / sum(x^2 + y^2) < 1e-3 over D (DeepGEMM's
+//   similarity  fp8 / fp4 inputs: 1 - 2 sum(x y) / sum(x^2 + y^2) < 1e-3 over D (DeepGEMM's
 //             calc_diff), x the candidate and y the reference; NaN / Inf must agree exactly;
 // NaN in the result where the reference has none always fails, and so does a changed byte of
 // A, B, C or of D's padding (the gaps between rows when ld > rows, and the guard band after).
@@ -43,7 +43,8 @@ struct Compare {
   std::string reference;            // where the fp64 reference ran (see check_result)
 };
 
-// Unit roundoff of a type: 2^-53 f64, 2^-24 f32, 2^-11 f16, 2^-8 bf16, 2^-4 e4m3, 2^-3 e5m2;
+// Unit roundoff of a type: 2^-53 f64, 2^-24 f32, 2^-11 f16, 2^-8 bf16, 2^-4 e4m3, 2^-3 e5m2,
+// 2^-2 e2m1;
 // 0 for integers (exact). The gauge bound's u_out and u_acc.
 double unit_roundoff(DType t);
 
@@ -54,10 +55,14 @@ struct HostCase {
   std::vector<std::uint8_t> a, b, c, d;  // each: operand_bytes + kGuardBytes
   // The scales the descriptor asks for (ScaleDesc: their dtype's bytes; block and group scales
   // with their ld): fp8 operands with a scale are quantize_fp8'd from U[-1, 1] f32 values
-  // (scales from the amax); other scales are U[0.5, 2]. Integer weights B under floating A
+  // (scales from the amax), e2m1 ones by quantize_fp4; integer weights B with group scales by
+  // quantize_weights (batch 1); other scales are U[0.5, 2]. Other integer
+  // weights B under floating A
   // (weight-only) take their whole range (i8 -127..127, i4 -8..7), group scales U[0.5, 2] / 64
   // and zero points (ScaleDesc::zero_points) integers in [-3, 3].
   std::vector<std::uint8_t> scale_a, scale_b, zero_b;
+  // EpilogueDesc::scale_d: s_d, U[0.5, 2] (seeded); amax_d: where the candidate writes it.
+  float out_scale = 1.0f, amax = 0.0f;
   const void* scale_ptr(bool is_a) const;  // null when that operand has no scale
   const void* zero_ptr() const;            // null without zero points
   static constexpr std::size_t kGuardBytes = 64;

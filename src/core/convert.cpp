@@ -1,6 +1,6 @@
 // Bit-level conversions between double/float and the narrow formats of gemmkit/convert.hpp.
 //
-// Encoding is one generic routine, round_magnitude(), shared by fp16, bf16, e4m3 and e5m2: it
+// Encoding is one generic routine, round_magnitude(), shared by fp16, bf16, e4m3, e5m2 and e2m1: it
 // rounds |x| (taken apart into an integer significand and an exponent) to the format's grid with
 // round-to-nearest-even and returns the magnitude code with an unbounded exponent field. Each
 // format then only decides what overflow, Inf and NaN become.
@@ -185,6 +185,35 @@ std::uint8_t to_e8m0(double x) noexcept {
   if (e < -127) e = -127;
   if (e > 127) e = 127;
   return static_cast<std::uint8_t>(e + 127);
+}
+
+// ---------------------------------------------------------------------------------------------
+// e2m1 (fp4): one mantissa bit, bias 1, every code finite; packed two a byte as int4
+
+std::uint8_t to_e2m1(double x) noexcept {
+  const std::uint64_t u = double_bits(x);
+  if (double_is_nan(u)) return 0;
+  const auto sign = static_cast<std::uint8_t>((u >> 60) & 0x8);
+  constexpr std::int64_t kMax = 0x7;  // 6
+  if (double_is_inf(u)) return sign | kMax;
+  const std::int64_t c = round_magnitude(u, 1, 1);
+  return static_cast<std::uint8_t>(sign | (c > kMax ? kMax : c));
+}
+
+float e2m1_to_float(std::uint8_t v) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(v >> 3 & 1) << 31;
+  return float_from_bits(sign | float_bits_of(v >> 1 & 3, v & 1, 1, 1));
+}
+
+float e2m1_get(const void* packed, std::int64_t i) noexcept {
+  const auto byte = static_cast<const std::uint8_t*>(packed)[i / 2];
+  return e2m1_to_float(static_cast<std::uint8_t>(i % 2 == 0 ? byte & 0xF : byte >> 4));
+}
+
+void e2m1_set(void* packed, std::int64_t i, std::uint8_t code) noexcept {
+  auto* p = static_cast<std::uint8_t*>(packed) + i / 2;
+  const auto nib = static_cast<std::uint8_t>(code & 0xF);
+  *p = static_cast<std::uint8_t>(i % 2 == 0 ? (*p & 0xF0) | nib : (*p & 0x0F) | (nib << 4));
 }
 
 // ---------------------------------------------------------------------------------------------

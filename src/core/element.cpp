@@ -73,6 +73,8 @@ double load_element(DType t, const void* base, std::int64_t index) noexcept {
       return read_at<std::int32_t>(base, index);
     case DType::E8M0:
       return e8m0_to_float(read_at<std::uint8_t>(base, index));
+    case DType::E2M1:
+      return e2m1_get(base, index);
   }
   return std::nan("");
 }
@@ -109,6 +111,9 @@ void store_element(DType t, void* base, std::int64_t index, double v, bool satur
       return;
     case DType::E8M0:
       write_at<std::uint8_t>(base, index, to_e8m0(v));
+      return;
+    case DType::E2M1:
+      e2m1_set(base, index, to_e2m1(v));
       return;
   }
 }

@@ -4,6 +4,7 @@
 // type. Every form maps +Inf to +Inf, -Inf to 0 (the limits, where the formulas would give NaN)
 // and NaN to NaN; ReLU is max(0, x) as x86's maxps(0, x) computes it (NaN -> NaN, -0 -> -0).
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -44,16 +45,20 @@ inline double activation_slope_bound(Activation a) {
 // testbed's gauge bound holds through the activation. The product comes from reference_visit
 // with beta = 0 (C unread there), C is added here; scales are read only with A and B (alpha !=
 // 0, K > 0), the bias only when EpilogueDesc::bias != None. Block scales are reference_visit's
-// (they scale the elements inside the sum).
+// (they scale the elements inside the sum). With EpilogueDesc::scale_d the value visited is
+// v * s_d (the gauge too), and `amax` (when not null) receives max |v| over every element of
+// every batch entry, v before s_d (NaN when any v is NaN; 0 for an empty D).
 template <class Visit>
 void reference_visit_epilogue(const GemmDesc& d, const GemmArgs& args, bool want_gauge,
-                              Visit&& visit) {
+                              Visit&& visit, double* amax = nullptr) {
   const EpilogueDesc& e = d.epilogue;
   const double slope = activation_slope_bound(e.act);
   const bool use_ab = args.alpha != 0.0 && d.k > 0, use_c = args.beta != 0.0;
   const ProblemView v = make_view(d);
   GemmArgs product = args;
   product.beta = 0.0;
+  const double sd = e.scale_d ? double(*args.scale_d) : 1.0;
+  if (amax) *amax = 0.0;
   auto scale = [&](const ScaleDesc& s, const void* p, std::int64_t i) {
     if (!use_ab || s.mode == ScaleMode::None || varies_along_k(s.mode)) return 1.0;
     return double(static_cast<const float*>(p)[s.mode == ScaleMode::Tensor ? 0 : i]);
@@ -75,7 +80,10 @@ void reference_visit_epilogue(const GemmDesc& d, const GemmArgs& args, bool want
           b = load_element(e.bias_dtype, args.bias, e.bias == BiasMode::Row ? i : j);
           out += b;
         }
-        visit(l, i, j, activate(e.act, out), slope * (gauge + std::fabs(b)));
+        const double value = activate(e.act, out);
+        if (amax && !std::isnan(*amax))
+          *amax = std::isnan(value) ? value : std::max(*amax, std::fabs(value));
+        visit(l, i, j, value * sd, slope * (gauge + std::fabs(b)) * std::fabs(sd));
       });
 }
 

@@ -12,7 +12,7 @@ struct DTypeRow {
   const char* name;
   int bits;
 };
-constexpr std::array<DTypeRow, 10> kDTypes{{
+constexpr std::array<DTypeRow, 11> kDTypes{{
     {DType::F64, "f64", 64},
     {DType::F32, "f32", 32},
     {DType::F16, "f16", 16},
@@ -23,6 +23,7 @@ constexpr std::array<DTypeRow, 10> kDTypes{{
     {DType::I4, "i4", 4},
     {DType::I32, "i32", 32},
     {DType::E8M0, "e8m0", 8},
+    {DType::E2M1, "e2m1", 4},
 }};
 }  // namespace
 
@@ -50,6 +51,7 @@ bool parse_dtype(std::string_view s, DType* out) noexcept {
       {"fp8_e4m3", DType::E4M3}, {"fp8", DType::E4M3},  {"fp8_e5m2", DType::E5M2},
       {"int8", DType::I8},      {"s8", DType::I8},      {"int4", DType::I4},
       {"s4", DType::I4},        {"int32", DType::I32},  {"s32", DType::I32},
+      {"fp4", DType::E2M1},     {"fp4_e2m1", DType::E2M1},
   };
   for (const auto& r : kDTypes)
     if (s == r.name) {
@@ -128,6 +130,8 @@ std::string_view arg_name(Arg a) noexcept {
     case Arg::DTypeBias: return "dtype_bias";
     case Arg::ScaleA: return "scale_a";
     case Arg::ScaleB: return "scale_b";
+    case Arg::ScaleD: return "scale_d";
+    case Arg::AmaxD: return "amax_d";
   }
   return "?";
 }

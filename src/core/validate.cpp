@@ -11,7 +11,7 @@ namespace gemmkit::core {
 bool is_input_dtype(DType t) noexcept {
   switch (t) {
     case DType::F64: case DType::F32: case DType::F16: case DType::BF16:
-    case DType::E4M3: case DType::E5M2: case DType::I8: case DType::I4:
+    case DType::E4M3: case DType::E5M2: case DType::I8: case DType::I4: case DType::E2M1:
       return true;
     default:
       return false;
@@ -63,8 +63,9 @@ Status check_scale(const GemmDesc& d, bool is_a) {
                                     ".dtype must be f32 (f16 or bf16 too for group scales; "
                                     "e8m0 for MX)");
   const DType op = is_a ? d.a.dtype : d.b.dtype;
-  if (mx && op != DType::E4M3 && op != DType::E5M2)
-    return GEMMKIT_INVALID(arg, name + ": MX scales go with fp8 (e4m3 / e5m2) operands");
+  if (mx && op != DType::E4M3 && op != DType::E5M2 && op != DType::E2M1)
+    return GEMMKIT_INVALID(arg,
+                           name + ": MX scales go with fp8 (e4m3 / e5m2) or fp4 (e2m1) operands");
   if (s.zero_points && !group)
     return GEMMKIT_INVALID(arg, name + ": zero points come with group scales only");
   if (group && !is_int(d.b.dtype))
@@ -248,6 +249,30 @@ Status validate_args(const GemmDesc& d, const GemmArgs& a) {
     const MatrixDesc bias{.dtype = d.epilogue.bias_dtype, .layout = Layout::ColMajor, .ld = len};
     if (overlaps(rd, byte_range(a.bias, bias, {len, 1}, 1)))
       return GEMMKIT_INVALID(Arg::D, "D overlaps the bias");
+  }
+  // The output's scale (read on every call, whatever alpha and K) and amax (one f32 written,
+  // first of all, so it may share no byte with an operand).
+  const MatrixDesc one{.dtype = DType::F32, .layout = Layout::ColMajor, .ld = 1};
+  if (d.epilogue.scale_d) {
+    if (a.scale_d == nullptr)
+      return GEMMKIT_INVALID(Arg::ScaleD, "scale_d is null and epilogue.scale_d is set");
+    if (overlaps(rd, byte_range(a.scale_d, one, {1, 1}, 1)))
+      return GEMMKIT_INVALID(Arg::D, "D overlaps scale_d");
+  }
+  if (d.epilogue.amax_d) {
+    if (a.amax_d == nullptr)
+      return GEMMKIT_INVALID(Arg::AmaxD, "amax_d is null and epilogue.amax_d is set");
+    const Range ra = byte_range(a.amax_d, one, {1, 1}, 1);
+    const Range inputs[] = {
+        rd,
+        reads_ab ? byte_range(a.a, d.a, stored_extent_a(d), d.batch) : Range{},
+        reads_ab ? byte_range(a.b, d.b, stored_extent_b(d), d.batch) : Range{},
+        a.beta != 0.0 ? byte_range(a.c, d.c, cd, d.batch) : Range{},
+        d.epilogue.scale_d ? byte_range(a.scale_d, one, {1, 1}, 1) : Range{},
+    };
+    for (const Range& r : inputs)
+      if (overlaps(ra, r))
+        return GEMMKIT_INVALID(Arg::AmaxD, "amax_d overlaps D, A, B, C or scale_d");
   }
   return {};
 }

@@ -5,13 +5,17 @@
 // The activations are activation.hpp's (f32: vectorizable forms within 1e-7 * max(1, |x|) of
 // core::activate, the fp64 spec; f64: core::activate itself).
 // Integer accumulators are scaled in double and rounded to nearest-even with clamping, as the
-// fp64 reference stores i32.
+// fp64 reference stores i32. The output's scale and amax (EpilogueDesc::scale_d / amax_d) and an
+// fp8 D take the scalar write-back: v = act(...), amax = max |v| over the tile (folded into the
+// call's one amax with an atomic max), D = round(v * s_d).
 #pragma once
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
+#include "core/element.hpp"
 #include "core/view.hpp"
 #include "cpu/activation.hpp"
 #include "cpu/isa_namespace.hpp"
@@ -33,10 +37,39 @@ struct EpilogueOperands {
   Activation act = Activation::None;
   const float* srow = nullptr;
   const float* scol = nullptr;
+  const float* scale_d = nullptr;  // the last K block's D = round(v * *scale_d)
+  float* amax = nullptr;           // the last K block's max |v|, folded in by fold_amax
   bool plain() const {
-    return bias == nullptr && act == Activation::None && srow == nullptr && scol == nullptr;
+    return bias == nullptr && act == Activation::None && srow == nullptr && scol == nullptr &&
+           !scales_output();
   }
+  bool scales_output() const { return scale_d != nullptr || amax != nullptr; }
 };
+
+// max |v| with NaN sticky: once a NaN is seen the amax stays NaN.
+template <class S>
+inline S amax_of(S m, S v) {
+  if (std::isnan(m)) return m;
+  const S a = std::fabs(v);
+  return std::isnan(a) || a > m ? a : m;
+}
+// *amax = amax_of(*amax, m), atomically: tiles of every thread fold into one value. An f64
+// amax is rounded as the reference stores an f32 (past FLT_MAX: FLT_MAX or Inf, never a cast).
+template <class S>
+inline void fold_amax(float* amax, S ms) {
+  float m;
+  if constexpr (std::is_same_v<S, float>)
+    m = ms;
+  else
+    core::store_element(DType::F32, &m, 0, double(ms));
+  std::atomic_ref<float> r(*amax);
+  float cur = r.load(std::memory_order_relaxed);
+  for (;;) {
+    const float next = amax_of(cur, m);
+    if (std::isnan(cur) || next == cur) return;
+    if (r.compare_exchange_weak(cur, next, std::memory_order_relaxed)) return;
+  }
+}
 
 template <class T>
 struct Epi {
@@ -83,9 +116,11 @@ inline void with_stored(Stored s, F&& f) {
 
 // The scalar write-back of the valid (mr, nr) corner of an (MR, NR) tile: edge tiles and
 // strided outputs go through here. Walks D along its unit stride: a column-major tile is
-// written column by column.
-template <int NR, class T, Stored DA, Stored CA>
-inline void epilogue_tile_as(const T* tile, const Epi<T>& e) {
+// written column by column. DA and CA are constants where epilogue_tile_as calls it.
+template <int NR, class T>
+__attribute__((always_inline)) inline void epilogue_elements(const T* tile, const Epi<T>& e,
+                                                             Stored DA, Stored CA) {
+  Scalar<T> amax{0};
   auto element = [&](int i, int j) {
     Scalar<T> a = e.alpha;
     if constexpr (!std::is_integral_v<T>) {
@@ -98,6 +133,8 @@ inline void epilogue_tile_as(const T* tile, const Epi<T>& e) {
     if constexpr (!std::is_integral_v<T>) {
       if (e.ep.bias) v += load_stored<T>(e.ep.bias_as, e.ep.bias, e.ep.bias_rows ? i : j);
       v = activate_as<T>(e.ep.act, v);
+      if (e.ep.amax) amax = amax_of(amax, v);
+      if (e.ep.scale_d) v *= Scalar<T>(*e.ep.scale_d);
     }
     store_stored<T>(DA, e.d, i * e.sd.row + j * e.sd.col, finish<T>(v));
   };
@@ -108,10 +145,21 @@ inline void epilogue_tile_as(const T* tile, const Epi<T>& e) {
     for (int i = 0; i < e.mr; ++i)
       for (int j = 0; j < e.nr; ++j) element(i, j);
   }
+  if constexpr (!std::is_integral_v<T>)
+    if (e.ep.amax) fold_amax(e.ep.amax, amax);
+}
+
+template <int NR, class T, Stored DA, Stored CA>
+inline void epilogue_tile_as(const T* tile, const Epi<T>& e) {
+  epilogue_elements<NR>(tile, e, DA, CA);
 }
 
 template <int NR, class T>
 inline void epilogue_tile(const T* tile, const Epi<T>& e) {
+  if (is_fp8(e.d_as) || (e.read_c && is_fp8(e.c_as))) {  // rare: one loop, the stores switch
+    const Stored ca = e.read_c ? e.c_as : Stored::Native;
+    return epilogue_elements<NR>(tile, e, e.d_as, ca);
+  }
   with_stored<T>(e.d_as, [&](auto da) {
     with_stored<T>(e.read_c ? e.c_as : Stored::Native, [&](auto ca) {
       epilogue_tile_as<NR, T, decltype(da)::value, decltype(ca)::value>(tile, e);

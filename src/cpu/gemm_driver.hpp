@@ -88,6 +88,8 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
     pr.ep.bias_rows = desc.epilogue.bias == BiasMode::Row;
   }
   pr.ep.act = desc.epilogue.act;
+  if (desc.epilogue.scale_d) pr.ep.scale_d = args.scale_d;  // read whatever alpha and K are
+  if (desc.epilogue.amax_d) pr.ep.amax = args.amax_d;
   if (args.alpha != 0.0 && desc.k > 0) {  // scales are read with A and B only
     const auto* sa = static_cast<const float*>(args.scale_a);
     const auto* sb = static_cast<const float*>(args.scale_b);
@@ -122,6 +124,7 @@ Problem<T> oriented(const Problem<T>& p, int mr, int nr) {
 // D = act(beta * C + bias) (beta == 0: C unread): alpha == 0 or K == 0 reads neither A nor B.
 template <class T>
 void scale_only(const Problem<T>& p) {
+  Scalar<T> amax{0};
   for (std::int64_t i = 0; i < p.m; ++i)
     for (std::int64_t j = 0; j < p.n; ++j) {
       Scalar<T> v{0};
@@ -131,9 +134,13 @@ void scale_only(const Problem<T>& p) {
       if constexpr (!std::is_integral_v<T>) {
         if (p.ep.bias) v += load_stored<T>(p.ep.bias_as, p.ep.bias, p.ep.bias_rows ? i : j);
         v = activate_as<T>(p.ep.act, v);
+        if (p.ep.amax) amax = amax_of(amax, v);
+        if (p.ep.scale_d) v *= Scalar<T>(*p.ep.scale_d);
       }
       store_stored<T>(p.d_as, p.d, i * p.sd.row + j * p.sd.col, finish<T>(v));
     }
+  if constexpr (!std::is_integral_v<T>)
+    if (p.ep.amax) fold_amax(p.ep.amax, amax);
 }
 
 template <class K>
@@ -307,8 +314,10 @@ struct Driver {
     e.beta = first ? p.beta : Scalar<T>(1);
     e.read_c = !first || p.beta != Scalar<T>(0);
     e.ep = p.ep;  // its pointers moved to each tile's origin below
-    if (!last) e.ep.act = Activation::None;
-    const bool unit = e.sd.col == 1 && (!e.read_c || e.sc.col == 1);
+    if (!last) e.ep.act = Activation::None, e.ep.scale_d = nullptr, e.ep.amax = nullptr;
+    // The output's scale and amax, and fp8 C or D, take the scalar write-back (epilogue.hpp).
+    const bool scalar = e.ep.scales_output() || is_fp8(e.d_as) || (e.read_c && is_fp8(e.c_as));
+    const bool unit = !scalar && e.sd.col == 1 && (!e.read_c || e.sc.col == 1);
     for (std::int64_t q = q0; q < q1; ++q) {
       const std::int64_t jr = q * NR;
       e.nr = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
@@ -475,6 +484,7 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
   // memory and runs some 30x slower than a packed-GEMM flop here (5 vs 160 GFLOP/s).
   const double flops = 2.0 * desc.m * desc.n * desc.k * (variant == Variant::Gemv ? 30.0 : 1.0);
   const bool reads_ab = args.alpha != 0.0 && desc.k > 0;
+  if (desc.epilogue.amax_d) *args.amax_d = 0.0f;  // every tile of every entry folds into it
   auto one = [&](std::int64_t l, int nt) {
     const Problem<T> p = oriented(make_problem<T>(desc, args, l), K::kMR, K::kNR);
     if (!reads_ab) return scale_only(p);

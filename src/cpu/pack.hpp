@@ -32,10 +32,17 @@ inline const float* fp8_values() {
   return table.v;
 }
 
+// The 16 values of e2m1 (fp4): code S.EE.M, as convert.hpp's e2m1_to_float.
+inline constexpr float kE2m1Values[16] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+                                          -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+
 template <class T, PackConvert C>
 inline T load_converted(const PackSource<T>& src, std::int64_t r, std::int64_t p) {
   const std::int64_t idx = r * src.s.row + p * src.s.col;
-  if constexpr (C == PackConvert::E4M3ToF32 || C == PackConvert::E5M2ToF32) {
+  if constexpr (C == PackConvert::E2M1ToF32) {
+    const std::uint8_t byte = static_cast<const std::uint8_t*>(src.base)[idx / 2];
+    return static_cast<T>(kE2m1Values[idx % 2 == 0 ? byte & 0xF : byte >> 4]);
+  } else if constexpr (C == PackConvert::E4M3ToF32 || C == PackConvert::E5M2ToF32) {
     return fp8_values<C == PackConvert::E5M2ToF32>()[static_cast<const std::uint8_t*>(
         src.base)[idx]];
   } else if constexpr (C == PackConvert::I8ToF32) {
@@ -129,6 +136,8 @@ void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, s
           return pack_panels_as<R, T, PackConvert::I8ToF32, true>(src, r0, rows, p0, kc, dst);
         case PackConvert::I4ToF32:
           return pack_panels_as<R, T, PackConvert::I4ToF32, true>(src, r0, rows, p0, kc, dst);
+        case PackConvert::E2M1ToF32:
+          return pack_panels_as<R, T, PackConvert::E2M1ToF32, true>(src, r0, rows, p0, kc, dst);
         case PackConvert::Bf16ToF32:
           return pack_panels_as<R, T, PackConvert::Bf16ToF32, true>(src, r0, rows, p0, kc, dst);
         case PackConvert::F16ToF32:
@@ -159,6 +168,8 @@ void pack_panels(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, s
       return pack_panels_as<R, T, PackConvert::I4ToF32>(src, r0, rows, p0, kc, dst);
     case PackConvert::I4ToI32:
       return pack_panels_as<R, T, PackConvert::I4ToI32>(src, r0, rows, p0, kc, dst);
+    case PackConvert::E2M1ToF32:
+      return pack_panels_as<R, T, PackConvert::E2M1ToF32>(src, r0, rows, p0, kc, dst);
     case PackConvert::Custom:
       return pack_panels_as<R, T, PackConvert::Custom>(src, r0, rows, p0, kc, dst);
   }

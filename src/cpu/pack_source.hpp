@@ -1,7 +1,7 @@
 // The packing hook. Packing is where a stored element becomes a compute element: every
 // conversion happens there, once per element per packed panel, and the microkernel only ever
 // sees the compute type. The enum names the built-in conversions (inlined into the pack loop);
-// `Custom` calls a function once per element, which is where fp8 / int4 / MX dequantization
+// `Custom` calls a function once per element, which is where other dequantization
 // (with its scales in `ctx`) plugs in without touching the loops or the microkernels.
 #pragma once
 #include <cstdint>
@@ -21,6 +21,7 @@ enum class PackConvert : std::uint8_t {
   I8ToF32,  // integer weights (weight-only): their value, dequantized by the group scale
   I4ToF32,  // two a byte, low nibble first, sign-extended (convert.hpp's int4_get)
   I4ToI32,  // the same into the integer kernels (int4 x int4 -> int32, exact)
+  E2M1ToF32,  // fp4, two a byte as I4, through a 16-entry table (exact)
   Custom,   // compute = custom(ctx, row, col)
 };
 
@@ -50,6 +51,7 @@ inline bool pack_convert_for(DType stored, DType compute, PackConvert* out) {
   if (compute == DType::F32 && stored == DType::E5M2) return *out = PackConvert::E5M2ToF32, true;
   if (compute == DType::F32 && stored == DType::I8) return *out = PackConvert::I8ToF32, true;
   if (compute == DType::F32 && stored == DType::I4) return *out = PackConvert::I4ToF32, true;
+  if (compute == DType::F32 && stored == DType::E2M1) return *out = PackConvert::E2M1ToF32, true;
   return false;
 }
 

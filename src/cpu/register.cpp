@@ -64,18 +64,31 @@ Status bias_supported(const GemmDesc& d) {
   return {};
 }
 
-// fp8 inputs (e4m3, e5m2) and integer weights B under floating A (weight-only: i8, i4)
-// dequantize to f32 while packing, with their block / group scales if any.
-bool is_f32_input(DType t) { return is_f32_family(t) || t == DType::E4M3 || t == DType::E5M2; }
+// fp8 and fp4 inputs (e4m3, e5m2, e2m1) and integer weights B under floating A (weight-only: i8,
+// i4) dequantize to f32 while packing, with their block / group / MX scales if any.
+bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
+bool is_f32_input(DType t) { return is_f32_family(t) || is_fp8(t) || t == DType::E2M1; }
 bool is_weight(DType t) { return t == DType::I8 || t == DType::I4; }
 
+// The packed kernels step between batch entries in bytes: a sub-byte operand (i4, e2m1) with an
+// odd batch stride would start its second entry mid-byte.
+Status sub_byte_batches(const GemmDesc& d) {
+  for (const MatrixDesc* m : {&d.a, &d.b})
+    if (dtype_bits(m->dtype) < 8 && d.batch > 1 && m->batch_stride % 2 != 0)
+      return GEMMKIT_UNSUPPORTED("an odd batch stride of a sub-byte operand");
+  return {};
+}
+
 Status sgemm_supports(const GemmDesc& d) {
+  // C and D: f32 / bf16 / f16, or fp8 through the scalar write-back (saturating).
+  auto out = [](DType t) { return is_f32_family(t) || is_fp8(t); };
   if (d.compute != DType::F32 || !is_f32_input(d.a.dtype) ||
       !(is_f32_input(d.b.dtype) || (is_weight(d.b.dtype) && is_f32_family(d.a.dtype))) ||
-      !is_f32_family(d.c.dtype) || !is_f32_family(d.d.dtype))
+      !out(d.c.dtype) || !out(d.d.dtype))
     return GEMMKIT_UNSUPPORTED(
-        "sgemm takes f32/bf16/f16/e4m3/e5m2 A, the same or i8/i4 weights B, f32/bf16/f16 C and "
-        "D, f32 accumulate");
+        "sgemm takes f32/bf16/f16/e4m3/e5m2/e2m1 A, the same or i8/i4 weights B, f32/bf16/f16/"
+        "e4m3/e5m2 C and D, f32 accumulate");
+  if (Status s = sub_byte_batches(d); !s) return s;
   return bias_supported(d);
 }
 Status dgemm_supports(const GemmDesc& d) {
@@ -87,6 +100,7 @@ Status igemm_supports(const GemmDesc& d) {
   if (!is_weight(d.a.dtype) || !is_weight(d.b.dtype) || d.c.dtype != DType::I32 ||
       d.d.dtype != DType::I32 || d.compute != DType::I32)
     return GEMMKIT_UNSUPPORTED("igemm takes i8 / i4 A and B, i32 C, D and accumulate");
+  if (Status s = sub_byte_batches(d); !s) return s;
   // |a * b| <= 2^14, so K < 2^17 keeps every i32 partial sum exact.
   if (d.k >= (std::int64_t{1} << 17))
     return GEMMKIT_UNSUPPORTED("igemm: K >= 2^17 could overflow the i32 accumulator");

@@ -6,6 +6,8 @@
 //         NaN keeps its sign and top 6 payload bits and is made quiet (| 0x40), as to_bf16.
 //   fp16: F16C's vcvtps2ph in nearest-even mode where the file is built with it (IEEE: the
 //         same rounding, overflow to Inf, NaN made quiet), else to_f16 itself.
+//   fp8:  to_e4m3 / to_e5m2 in their saturating mode (gemm.hpp: an fp8 D saturates), one
+//         element at a time: only the scalar write-back stores fp8 (gemm_driver.hpp).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -24,7 +26,10 @@ enum class Stored : std::uint8_t {
   Native,  // the compute type (f32, f64, i32)
   Bf16,
   F16,
+  E4M3,
+  E5M2,
 };
+constexpr bool is_fp8(Stored s) { return s == Stored::E4M3 || s == Stored::E5M2; }
 
 // The storage of an output dtype (C or D) next to `compute`, or false when the write-back has
 // no conversion for it (only f32 accumulators narrow).
@@ -32,6 +37,8 @@ inline bool stored_for(DType t, DType compute, Stored* out) {
   if (t == compute) return *out = Stored::Native, true;
   if (compute == DType::F32 && t == DType::BF16) return *out = Stored::Bf16, true;
   if (compute == DType::F32 && t == DType::F16) return *out = Stored::F16, true;
+  if (compute == DType::F32 && t == DType::E4M3) return *out = Stored::E4M3, true;
+  if (compute == DType::F32 && t == DType::E5M2) return *out = Stored::E5M2, true;
   return false;
 }
 
@@ -70,7 +77,7 @@ inline float float_from_f16(std::uint16_t h) {
 // Bytes of one stored element.
 template <class T>
 constexpr int stored_bytes(Stored s) {
-  return s == Stored::Native ? int(sizeof(T)) : 2;
+  return s == Stored::Native ? int(sizeof(T)) : is_fp8(s) ? 1 : 2;
 }
 
 // Element `idx` of an output array stored as `s`, widened to T.
@@ -79,6 +86,8 @@ inline T load_stored(Stored s, const void* base, std::int64_t idx) {
   if constexpr (std::is_same_v<T, float>) {
     if (s == Stored::Bf16) return float_from_bf16(static_cast<const std::uint16_t*>(base)[idx]);
     if (s == Stored::F16) return float_from_f16(static_cast<const std::uint16_t*>(base)[idx]);
+    if (s == Stored::E4M3) return e4m3_to_float(static_cast<const std::uint8_t*>(base)[idx]);
+    if (s == Stored::E5M2) return e5m2_to_float(static_cast<const std::uint8_t*>(base)[idx]);
   }
   return static_cast<const T*>(base)[idx];
 }
@@ -93,6 +102,10 @@ inline void store_stored(Stored s, void* base, std::int64_t idx, T v) {
     }
     if (s == Stored::F16) {
       static_cast<std::uint16_t*>(base)[idx] = f16_from_float(v);
+      return;
+    }
+    if (is_fp8(s)) {
+      static_cast<std::uint8_t*>(base)[idx] = s == Stored::E4M3 ? to_e4m3(v, true) : to_e5m2(v, true);
       return;
     }
   }

@@ -1,7 +1,8 @@
 // Weight-only GEMM for few rows (w8a16 / w4a16 decode shapes: M <= 16): D = A (M, K) * W (K, N)
-// with W integer (i8, or i4 two a byte) and K-contiguous (the layout of a linear layer's weight
-// [N, K] row-major taken transposed). The point is bytes: W is streamed once, at 1 or 1/2 byte
-// an element, and dequantized on the fly into an L1 buffer, never packed as f32:
+// with W integer (i8, or i4 two a byte) or fp4 (e2m1 two a byte, MX scales) and K-contiguous (the
+// layout of a linear layer's weight [N, K] row-major taken transposed). The point is bytes: W is
+// streamed once, at 1 or 1/2 byte an element, and dequantized on the fly into an L1 buffer, never
+// packed as f32:
 //   mainloop   columns in blocks of CN = 4; for each K chunk (512): the 4 columns' weights
 //              dequantized into wbuf ((q - z) * s per group, four contiguous runs), then the
 //              rows of A (converted to f32 once, K contiguous), 4 (AVX-512), 2 or 1 at a time,
@@ -10,9 +11,9 @@
 //   scheduler  the team splits the column blocks (each thread its own wbuf and accumulators);
 //   epilogue   per element, after the last group: alpha, the row / column scales, beta * C, the
 //              bias and the activation (epilogue.hpp's arithmetic), then D's one rounding.
-// i4 columns hold element 2t in the low and 2t + 1 in the high nibble of byte t: the group's
-// weights are dequantized as [even K..., odd K...] and A's rows are stored in the same order
-// (a permutation of each group's K terms), so every loop runs over contiguous memory.
+// i4 and e2m1 columns hold element 2t in the low and 2t + 1 in the high nibble of byte t: the
+// group's weights are dequantized as [even K..., odd K...] and A's rows are stored in the same
+// order (a permutation of each group's K terms), so every loop runs over contiguous memory.
 #pragma once
 #include <omp.h>
 
@@ -24,13 +25,19 @@
 #include "cpu/gemm_driver.hpp"
 #include "cpu/isa_namespace.hpp"
 #include "cpu/weight_stream_shape.hpp"
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 namespace gemmkit::cpu {
 
 inline namespace GEMMKIT_CPU_ISA {
 
-template <bool I4>
+enum class Weights : std::uint8_t { I8, I4, E2M1 };
+
+template <Weights Kind>
 struct WeightStream {
+  static constexpr bool I4 = Kind != Weights::I8;  // two a byte (i4 or e2m1)
   // Columns per block, rows per step, lanes. Four rows x four columns take 16 accumulators and
   // 8 operands: zmm registers hold them (32); as pairs of ymm (16 registers) two rows do.
 #if defined(__AVX512F__)
@@ -160,13 +167,61 @@ struct WeightStream {
     for (std::int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(q + kAhead + b);
   }
 
+  // h bytes of e2m1 pairs as (low nibbles..., high nibbles...) times s: a lookup of the eight
+  // magnitudes in a register (vpermps) and the sign bit moved into place, 16 or 8 lanes at a
+  // time; a table lookup per element would be a gather. The values are exactly the table's.
+  static void dequant_e2m1(const std::uint8_t* q, std::int64_t h, float s, float* out) {
+    std::int64_t t = 0;
+#if defined(__AVX512F__)
+    const __m512 mag = _mm512_setr_ps(0, 0.5f, 1, 1.5f, 2, 3, 4, 6, 0, 0.5f, 1, 1.5f, 2, 3, 4, 6);
+    const __m512 sv = _mm512_set1_ps(s);
+    const __mmask16 all = 0xFFFF;  // the maskz forms: GCC 12 warns on the others' undefined
+    for (; t + 16 <= h; t += 16) {
+      const __m512i u =
+          _mm512_maskz_cvtepu8_epi32(all, _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + t)));
+      for (int part = 0; part < 2; ++part) {
+        const __m512i c =
+            part ? _mm512_maskz_srli_epi32(all, u, 4) : _mm512_and_si512(u, _mm512_set1_epi32(0xF));
+        const __m512i sign =
+            _mm512_maskz_slli_epi32(all, _mm512_and_si512(c, _mm512_set1_epi32(8)), 28);
+        const __m512 v = _mm512_castsi512_ps(
+            _mm512_or_si512(_mm512_castps_si512(_mm512_maskz_permutexvar_ps(all, c, mag)), sign));
+        _mm512_storeu_ps(out + part * h + t, _mm512_mul_ps(v, sv));
+      }
+    }
+#elif defined(__AVX2__)
+    const __m256 mag = _mm256_setr_ps(0, 0.5f, 1, 1.5f, 2, 3, 4, 6);
+    const __m256 sv = _mm256_set1_ps(s);
+    for (; t + 8 <= h; t += 8) {
+      const __m256i u =
+          _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + t)));
+      for (int part = 0; part < 2; ++part) {
+        const __m256i c =
+            part ? _mm256_srli_epi32(u, 4) : _mm256_and_si256(u, _mm256_set1_epi32(0xF));
+        const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(c, _mm256_set1_epi32(8)), 28);
+        const __m256 v = _mm256_castsi256_ps(_mm256_or_si256(
+            _mm256_castps_si256(_mm256_permutevar8x32_ps(mag, c)), sign));  // uses c & 7
+        _mm256_storeu_ps(out + part * h + t, _mm256_mul_ps(v, sv));
+      }
+    }
+#endif
+    for (; t < h; ++t) {
+      out[t] = kE2m1Values[q[t] & 0xF] * s;
+      out[h + t] = kE2m1Values[q[t] >> 4] * s;
+    }
+  }
+
   // Column j's weights [p0, p0 + G) as (q - z) * s into out (i4: even K, then odd K).
   static void dequant(const Problem<float>& p, std::int64_t j, std::int64_t p0, std::int64_t G,
                       float* out) {
     const core::KScale& ks = p.bt.scale;
     const float s = ks.base ? ks.at(j, p0) : 1.0f, z = ks.zero_at(j, p0);
     const std::int64_t first = j * p.bt.s.row + p0;  // element index of (j, p0)
-    if constexpr (I4) {
+    if constexpr (Kind == Weights::E2M1) {
+      const auto* q = static_cast<const std::uint8_t*>(p.bt.base) + first / 2;
+      prefetch(reinterpret_cast<const std::int8_t*>(q), G / 2);
+      dequant_e2m1(q, G / 2, s, out);
+    } else if constexpr (I4) {
       const auto* q = static_cast<const std::int8_t*>(p.bt.base) + first / 2;
       const std::int64_t h = G / 2;
       prefetch(q, h);
@@ -222,7 +277,7 @@ struct WeightStream {
 
 // Every batch entry through WeightStream (alpha == 0 or K == 0: D = act(beta C + bias)).
 inline void run_weight_stream(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
-  const std::int64_t G = desc.scale_b.mode == ScaleMode::Group ? desc.scale_b.group : 32;
+  const std::int64_t G = weight_stream_group(desc);
   const bool can_fork = omp_get_active_level() < omp_get_max_active_levels() && !omp_get_dynamic();
   // A streaming flop moves a quarter to half a byte of W: weigh it as the GEMV does.
   const double work = 2.0 * desc.m * desc.n * desc.k * 30.0;
@@ -231,10 +286,12 @@ inline void run_weight_stream(const GemmDesc& desc, const GemmArgs& args, const 
     const Problem<float> p = make_problem<float>(desc, args, l);
     if (args.alpha == 0.0 || desc.k == 0)
       scale_only(p);
+    else if (desc.b.dtype == DType::E2M1)
+      WeightStream<Weights::E2M1>::run(p, G, nt);
     else if (desc.b.dtype == DType::I4)
-      WeightStream<true>::run(p, G, nt);
+      WeightStream<Weights::I4>::run(p, G, nt);
     else
-      WeightStream<false>::run(p, G, nt);
+      WeightStream<Weights::I8>::run(p, G, nt);
   }
 }
 

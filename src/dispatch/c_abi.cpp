@@ -74,9 +74,10 @@ gemmkit::Layout to_layout(int layout) {
 // Out-of-range codes become a value the front door rejects, naming the operand's dtype.
 gemmkit::DType to_dtype(int t) {
   using gemmkit::DType;
-  static constexpr DType table[] = {DType::F64,  DType::F32, DType::F16, DType::BF16, DType::E4M3,
-                                    DType::E5M2, DType::I8,  DType::I4,  DType::I32,  DType::E8M0};
-  if (t < GEMMKIT_F64 || t > GEMMKIT_E8M0) return static_cast<DType>(0xFF);
+  static constexpr DType table[] = {DType::F64,  DType::F32,  DType::F16, DType::BF16,
+                                    DType::E4M3, DType::E5M2, DType::I8,  DType::I4,
+                                    DType::I32,  DType::E8M0, DType::E2M1};
+  if (t < GEMMKIT_F64 || t > GEMMKIT_E2M1) return static_cast<DType>(0xFF);
   return table[t - GEMMKIT_F64];
 }
 
@@ -159,8 +160,9 @@ gemmkit::ScaleDesc to_scale(const gemmkit_scale& s) {
 }
 
 // The fused epilogue and scales into the descriptor and the arguments (nothing when null).
-void apply_fusion(const gemmkit_fusion* f, gemmkit::GemmDesc* d, gemmkit::GemmArgs* args) {
-  if (f == nullptr) return;
+gemmkit::Status apply_fusion(const gemmkit_fusion* f, gemmkit::GemmDesc* d,
+                             gemmkit::GemmArgs* args) {
+  if (f == nullptr) return {};
   using namespace gemmkit;
   d->epilogue = {
       .bias = to_enum<BiasMode>(f->bias_mode, GEMMKIT_BIAS_COLUMN),
@@ -168,12 +170,20 @@ void apply_fusion(const gemmkit_fusion* f, gemmkit::GemmDesc* d, gemmkit::GemmAr
       .act = to_enum<Activation>(f->activation, GEMMKIT_ACT_SILU)};
   d->scale_a = to_scale(f->scale_a);
   d->scale_b = to_scale(f->scale_b);
+  if ((f->output_flags & ~(GEMMKIT_SCALE_D | GEMMKIT_AMAX_D)) != 0)
+    return GEMMKIT_INVALID(Arg::Epilogue, "output_flags " + std::to_string(f->output_flags) +
+                                              " has bits other than GEMMKIT_SCALE_D | _AMAX_D");
+  d->epilogue.scale_d = (f->output_flags & GEMMKIT_SCALE_D) != 0;
+  d->epilogue.amax_d = (f->output_flags & GEMMKIT_AMAX_D) != 0;
   if (args != nullptr) {
     args->bias = f->bias;
     args->scale_a = f->scale_a.values;
     args->scale_b = f->scale_b.values;
     args->zero_b = f->scale_b.zero;
+    if (d->epilogue.scale_d) args->scale_d = f->scale_d;  // the tail is read only when flagged
+    if (d->epilogue.amax_d) args->amax_d = f->amax_d;
   }
+  return {};
 }
 
 // The status struct's strings live here until the next call on this thread.
@@ -264,6 +274,32 @@ gemmkit::dispatch::LedgerRequest parse_request(const char* text) {
 
 thread_local std::string g_ledger_json, g_explain_json, g_kernels_json;
 
+// The quantizers' C entries: the problem and fusion as gemmkit_gemm_fused reads them, then
+// run(desc, source).
+template <class Run>
+int quantize_c(const gemmkit_problem* p, const gemmkit_fusion* fusion,
+               const gemmkit_matrix* src_desc, gemmkit_status* status, Run&& run) noexcept {
+  return guarded(status, [&] {
+    Problem pr;
+    if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
+    if (gemmkit::Status s = apply_fusion(fusion, &pr.desc, nullptr); !s) return fill(s, status);
+    if (src_desc == nullptr)
+      return fill(GEMMKIT_INVALID(gemmkit::Arg::None, "src_desc is null"), status);
+    return fill(run(pr.desc, to_matrix(*src_desc)), status);
+  });
+}
+
+// quantize_fp8 / quantize_fp4 of operand 0 (A) or 1 (B).
+using QuantizeFn = gemmkit::Status (*)(const gemmkit::GemmDesc&, gemmkit::Arg,
+                                       const gemmkit::MatrixDesc&, const void*, void*, void*);
+gemmkit::Status quantize_operand(QuantizeFn f, const gemmkit::GemmDesc& d, int operand,
+                                 const gemmkit::MatrixDesc& src_desc, const void* src, void* dst,
+                                 void* scales) {
+  if (operand != 0 && operand != 1)
+    return GEMMKIT_INVALID(gemmkit::Arg::None, "operand must be 0 (A) or 1 (B)");
+  return f(d, operand == 0 ? gemmkit::Arg::A : gemmkit::Arg::B, src_desc, src, dst, scales);
+}
+
 }  // namespace
 
 extern "C" {
@@ -300,7 +336,7 @@ int gemmkit_gemm_fused(const gemmkit_problem* p, const gemmkit_fusion* fusion, c
     Problem pr;
     if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
     gemmkit::GemmArgs args{a, b, c, d, alpha, beta};
-    apply_fusion(fusion, &pr.desc, &args);
+    if (gemmkit::Status s = apply_fusion(fusion, &pr.desc, &args); !s) return fill(s, status);
     return fill(gemmkit::gemm(pr.desc, args, pr.opt), status);
   });
 }
@@ -310,7 +346,7 @@ int gemmkit_can_implement_fused(const gemmkit_problem* p, const gemmkit_fusion* 
   return guarded(status, [&] {
     Problem pr;
     if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
-    apply_fusion(fusion, &pr.desc, nullptr);
+    if (gemmkit::Status s = apply_fusion(fusion, &pr.desc, nullptr); !s) return fill(s, status);
     return fill(gemmkit::can_implement(pr.desc, pr.opt), status);
   });
 }
@@ -318,17 +354,22 @@ int gemmkit_can_implement_fused(const gemmkit_problem* p, const gemmkit_fusion* 
 int gemmkit_quantize_fp8(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
                          const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
                          gemmkit_status* status) {
-  return guarded(status, [&] {
-    Problem pr;
-    if (gemmkit::Status s = to_problem(p, &pr); !s) return fill(s, status);
-    apply_fusion(fusion, &pr.desc, nullptr);
-    if (src_desc == nullptr)
-      return fill(GEMMKIT_INVALID(gemmkit::Arg::None, "src_desc is null"), status);
-    if (operand != 0 && operand != 1)
-      return fill(GEMMKIT_INVALID(gemmkit::Arg::None, "operand must be 0 (A) or 1 (B)"), status);
-    return fill(gemmkit::quantize_fp8(pr.desc, operand == 0 ? gemmkit::Arg::A : gemmkit::Arg::B,
-                                      to_matrix(*src_desc), src, dst, scales),
-                status);
+  return quantize_c(p, fusion, src_desc, status, [&](const auto& d, const auto& s) {
+    return quantize_operand(gemmkit::quantize_fp8, d, operand, s, src, dst, scales);
+  });
+}
+int gemmkit_quantize_fp4(const gemmkit_problem* p, const gemmkit_fusion* fusion, int operand,
+                         const gemmkit_matrix* src_desc, const void* src, void* dst, void* scales,
+                         gemmkit_status* status) {
+  return quantize_c(p, fusion, src_desc, status, [&](const auto& d, const auto& s) {
+    return quantize_operand(gemmkit::quantize_fp4, d, operand, s, src, dst, scales);
+  });
+}
+int gemmkit_quantize_weights(const gemmkit_problem* p, const gemmkit_fusion* fusion,
+                             const gemmkit_matrix* src_desc, const void* src, void* dst,
+                             void* scales, void* zeros, gemmkit_status* status) {
+  return quantize_c(p, fusion, src_desc, status, [&](const auto& d, const auto& s) {
+    return gemmkit::quantize_weights(d, s, src, dst, scales, zeros);
   });
 }
 

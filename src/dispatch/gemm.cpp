@@ -39,8 +39,12 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
     if (Status s = core::validate_desc(d); !s) return s;
     if (Status s = core::validate_args(d, args); !s) return s;
     if (core::is_empty(d)) return {};  // BLAS quick return
-    // netlib's other quick return: nothing to add and C scaled by one, in place.
-    if ((args.alpha == 0.0 || d.k == 0) && args.beta == 1.0 && args.d == args.c) return {};
+    // netlib's other quick return: nothing to add and C scaled by one, in place (not when a
+    // bias, an activation or the output's scale would change D, nor when its amax is asked for).
+    const EpilogueDesc& e = d.epilogue;
+    if ((args.alpha == 0.0 || d.k == 0) && args.beta == 1.0 && args.d == args.c &&
+        e.bias == BiasMode::None && e.act == Activation::None && !e.scale_d && !e.amax_d)
+      return {};
     const dispatch::Plan p = dispatch::cached_plan(d, opt, &args);
     if (!p.status) return p.status;
     dispatch::LaunchPlan launch = p.launch;

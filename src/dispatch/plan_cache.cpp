@@ -15,7 +15,7 @@ namespace gemmkit::dispatch {
 namespace {
 
 struct Key {
-  std::array<std::int64_t, 34> v{};
+  std::array<std::int64_t, 36> v{};
   std::string kernel;
   bool operator==(const Key&) const = default;
 };
@@ -39,6 +39,7 @@ Key key_of(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
   put(d.batch), put(static_cast<int>(d.compute));
   put(static_cast<int>(d.epilogue.bias)), put(static_cast<int>(d.epilogue.bias_dtype)),
       put(static_cast<int>(d.epilogue.act));
+  put(int(d.epilogue.scale_d) | int(d.epilogue.amax_d) << 1);  // kernels without them refuse
   put(static_cast<int>(d.scale_a.mode)), put(static_cast<int>(d.scale_b.mode));
   put(static_cast<int>(opt.backend));  // a forced kernel checks it against its own
   put(opt.kernel != nullptr ? -1 : static_cast<int>(resolve_backend(opt, args)));

@@ -178,6 +178,7 @@ PeakClass peak_class_for(DType a, DType b) noexcept {
         return 3;
       case DType::E4M3:
       case DType::E5M2:
+      case DType::E2M1:  // no fp4 peak in the table: it multiplies at the fp8 rate
         return 2;
       default:
         return 1;  // I8, I4, E8M0

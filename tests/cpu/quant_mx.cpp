@@ -21,22 +21,9 @@
 namespace gemmkit {
 namespace {
 
+using test::mx_desc;
 using test::production_kernels;
 using test::run_on;
-
-GemmDesc mx_desc(std::int64_t m, std::int64_t n, std::int64_t k, DType ta, DType tb, DType out,
-                 int layout, bool mx_a = true, bool mx_b = true) {
-  GemmDesc d = test::layout_desc(m, n, k, ta, tb, out, layout);
-  for (ScaleDesc* s : {&d.scale_a, &d.scale_b}) {
-    if (s == &d.scale_a ? !mx_a : !mx_b) continue;
-    s->mode = ScaleMode::Mx;
-    s->dtype = DType::E8M0;
-    s->layout = (layout & 1) ? Layout::RowMajor : Layout::ColMajor;
-  }
-  d = with_default_lds(d);
-  if (mx_a) d.scale_a.ld += layout % 2;
-  return d;
-}
 
 // Both formats, MX on A, on B and on both, residue shapes with K of 1..9 MX blocks (across the
 // KC = 256 boundary), every layout bit, f32 / bf16 outputs, beta 0 and != 0.

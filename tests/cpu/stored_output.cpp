@@ -411,8 +411,8 @@ TEST(CpuStoredOutput, PlannerPicksAProductionKernelForBf16AndF16) {
     EXPECT_EQ(p.launch.kernel->role, dispatch::KernelRole::Production) << p.launch.kernel->name;
   }
   // What no production kernel implements still takes the reference path, and says so.
-  GemmDesc e{.m = 64, .n = 64, .k = 64};
-  e.c.dtype = e.d.dtype = DType::E4M3;  // an fp8 output (fp8 inputs have production kernels)
+  GemmDesc e{.m = 64, .n = 64, .k = 64, .compute = DType::F64};
+  e.a.dtype = e.b.dtype = DType::F64;  // f64 inputs into an f32 output: no production kernel
   const dispatch::Plan p =
       dispatch::make_plan(with_default_lds(e), {.backend = Backend::Cpu}, nullptr, true);
   ASSERT_TRUE(p.launch.kernel);

@@ -29,6 +29,22 @@ inline GemmDesc layout_desc(std::int64_t m, std::int64_t n, std::int64_t k, DTyp
   return d;
 }
 
+// layout_desc with MX scales (e8m0, one per 32 K) on A and / or B, S laid out as A (B) is
+// (row-major when trans_a), packed, S_A's ld one longer for odd layouts (a gap to keep).
+inline GemmDesc mx_desc(std::int64_t m, std::int64_t n, std::int64_t k, DType ta, DType tb,
+                        DType out, int layout, bool mx_a = true, bool mx_b = true) {
+  GemmDesc d = layout_desc(m, n, k, ta, tb, out, layout);
+  for (ScaleDesc* s : {&d.scale_a, &d.scale_b}) {
+    if (s == &d.scale_a ? !mx_a : !mx_b) continue;
+    s->mode = ScaleMode::Mx;
+    s->dtype = DType::E8M0;
+    s->layout = (layout & 1) ? Layout::RowMajor : Layout::ColMajor;
+  }
+  d = with_default_lds(d);
+  if (mx_a) d.scale_a.ld += layout % 2;
+  return d;
+}
+
 // D against the fp64 reference (reference_visit_epilogue, scales included) under the gauge
 // bound u_out |ref| + (8 + sqrt(K)) u_f32 gauge (the bias and the activation included): the CPU
 // path dequantizes exactly (fp8) or to f32 (integer weights) and sums in f32, so this is

@@ -483,7 +483,8 @@ TEST(Int4, SetTouchesOnlyItsNibbleAndClamps) {
 // load_element / store_element
 
 constexpr DType kAllDTypes[] = {DType::F64,  DType::F32, DType::F16, DType::BF16, DType::E4M3,
-                                DType::E5M2, DType::I8,  DType::I4,  DType::I32,  DType::E8M0};
+                                DType::E5M2, DType::I8,  DType::I4,  DType::I32,  DType::E8M0,
+                                DType::E2M1};
 
 TEST(Element, IsFloatType) {
   for (DType t : kAllDTypes) {
@@ -499,6 +500,8 @@ std::vector<double> exact_values(DType t) {
       return {-8, -3, -1, 0, 1, 2, 7};
     case DType::E8M0:
       return {0x1p-127, 0.25, 1, 2, 1024, 0x1p127};
+    case DType::E2M1:
+      return {-6, -1.5, -0.0, 0, 0.5, 3, 4, 6};
     case DType::I8:
       return {-128, -5, 0, 1, 3, 127};
     case DType::I32:
