@@ -51,8 +51,16 @@ struct BenchOptions {
 
 bench::BenchProblem make_problem(const std::string& name, const ProblemOptions& po) {
   bench::BenchProblem p;
-  p.name = name;
   p.desc = po.desc();
+  // The epilogue in the name: the rows of a problem with and without it stay apart.
+  p.name = name;
+  const EpilogueDesc& e = p.desc.epilogue;
+  if (e.bias != BiasMode::None || e.act != Activation::None) {
+    p.name += " " + po.epilogue;
+    if (e.bias != BiasMode::None)
+      p.name += std::string(e.bias == BiasMode::Row ? " row" : " col") + " " +
+                std::string(dtype_name(e.bias_dtype));
+  }
   p.alpha = po.alpha;
   p.beta = po.beta;
   return p;

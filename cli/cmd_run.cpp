@@ -33,8 +33,12 @@ void add_run_command(CLI::App& app) {
     std::string err;
     if (device) {
       o.backend = Backend::Cuda;
-      std::vector<std::uint8_t>* bufs[4] = {&hc.a, &hc.b, &hc.c, &hc.d};
+      std::vector<std::uint8_t>* bufs[5] = {&hc.a, &hc.b, &hc.c, &hc.d, &hc.bias};
       for (auto* b : bufs) {
+        if (b->empty()) {  // no bias
+          dev.push_back(nullptr);
+          continue;
+        }
         void* p = nullptr;
         if (!bench::device_alloc(&p, b->size(), &err) ||
             !bench::copy_to_device(p, b->data(), b->size(), &err)) {
@@ -45,6 +49,7 @@ void add_run_command(CLI::App& app) {
         dev.push_back(p);
       }
       args = GemmArgs{dev[0], dev[1], dev[2], dev[3], opts->alpha, opts->beta};
+      args.bias = dev[4];
     }
     const dispatch::Plan plan = dispatch::make_plan(with_default_lds(hc.desc), o, &args);
     using clock = std::chrono::steady_clock;

@@ -32,6 +32,35 @@ ScaleMode scale_or_throw(const std::string& s, const char* flag) {
           "'");
 }
 
+// --epilogue: "none", or an activation (relu gelu gelu-tanh silu), each optionally after
+// "bias-"; "bias" alone is a bias with no activation.
+struct EpilogueName {
+  const char* name;
+  bool bias;
+  Activation act;
+};
+constexpr EpilogueName kEpilogues[] = {
+    {"none", false, Activation::None},
+    {"bias", true, Activation::None},
+    {"relu", false, Activation::Relu},
+    {"gelu", false, Activation::GeluErf},
+    {"gelu-tanh", false, Activation::GeluTanh},
+    {"silu", false, Activation::Silu},
+    {"bias-relu", true, Activation::Relu},
+    {"bias-gelu", true, Activation::GeluErf},
+    {"bias-gelu-tanh", true, Activation::GeluTanh},
+    {"bias-silu", true, Activation::Silu},
+};
+
+EpilogueName epilogue_or_throw(const std::string& s) {
+  std::string names;
+  for (const EpilogueName& e : kEpilogues) {
+    if (s == e.name) return e;
+    names += names.empty() ? e.name : std::string(", ") + e.name;
+  }
+  throw CLI::ValidationError("--epilogue", "must be " + names + ", not '" + s + "'");
+}
+
 Layout layout_or_throw(const std::string& s, const char* flag) {
   if (s == "row" || s == "r" || s == "rowmajor") return Layout::RowMajor;
   if (s == "col" || s == "c" || s == "colmajor" || s == "column") return Layout::ColMajor;
@@ -108,6 +137,15 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
   cmd->add_flag("--scale-d", scale_d,
                 "the output's scale: D = round(v * s_d), s_d U[0.5, 2]; an fp8 D saturates");
   cmd->add_flag("--amax-d", amax_d, "write (and check) the amax of the unscaled output");
+  cmd->add_option("--epilogue", epilogue,
+                  "fused epilogue D = act(alpha op(A) op(B) + bias + beta C): none, bias, relu, "
+                  "gelu (erf), gelu-tanh, silu, bias-relu, bias-gelu, bias-gelu-tanh, bias-silu")
+      ->capture_default_str();
+  cmd->add_option("--bias", bias,
+                  "a bias epilogue's vector: row (M values, bias[i] on row i) or col (N values, "
+                  "bias[j] on column j; the default)");
+  cmd->add_option("--bias-dtype", bias_dtype,
+                  "dtype of the bias: f32 (default; f64 for an f64 accumulator), bf16, f16, f64");
   cmd->add_option("--backend", backend, "auto, cpu or cuda")->capture_default_str();
   cmd->add_option("--kernel", kernel, "force a registered kernel by name (see `gemmkit kernels`)");
   if (with_schedule) {
@@ -182,6 +220,32 @@ GemmDesc ProblemOptions::desc() const {
   }
   d.epilogue.scale_d = scale_d;
   d.epilogue.amax_d = amax_d;
+  const EpilogueName e = epilogue_or_throw(epilogue);
+  d.epilogue.act = e.act;
+  if (!e.bias && (!bias.empty() || !bias_dtype.empty()))
+    throw CLI::ValidationError(!bias.empty() ? "--bias" : "--bias-dtype",
+                               "needs an epilogue with a bias (--epilogue bias, bias-relu, "
+                               "bias-gelu, bias-gelu-tanh or bias-silu), not --epilogue " +
+                                   epilogue);
+  if (e.bias) {
+    if (bias.empty() || bias == "col" || bias == "column")
+      d.epilogue.bias = BiasMode::Column;
+    else if (bias == "row")
+      d.epilogue.bias = BiasMode::Row;
+    else
+      throw CLI::ValidationError("--bias", "must be row or col, not '" + bias + "'");
+    // The CPU kernels read a bias of the accumulate type, bf16 or f16: f32 by default, f64
+    // under an f64 accumulator.
+    d.epilogue.bias_dtype = tcomp == DType::F64 ? DType::F64 : DType::F32;
+    if (!bias_dtype.empty()) {
+      DType t;
+      if (!parse_dtype(bias_dtype, &t) ||
+          !(t == DType::F32 || t == DType::BF16 || t == DType::F16 || t == DType::F64))
+        throw CLI::ValidationError("--bias-dtype",
+                                   "must be f32, bf16, f16 or f64, not '" + bias_dtype + "'");
+      d.epilogue.bias_dtype = t;
+    }
+  }
   // One matrix first (sizes, lds, bytes of one matrix), so that the packed batch strides are
   // computed only from sizes that fit; then the batches.
   GemmDesc one = d;

@@ -1,7 +1,7 @@
 // The problem flags shared by run, verify, bench, ledger and explain, in the spirit of
 // cutlass_profiler: --m --n --k, --dtype (or --dtype-a/-b/-c/-d), --layout-a/-b/-c,
 // --trans-a/--trans-b, --lda --ldb --ldc, --alpha --beta, --batch, --scale-a/--scale-b,
-// --backend, --seed, --json.
+// --epilogue with --bias/--bias-dtype, --backend, --seed, --json.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -33,6 +33,9 @@ struct ProblemOptions {
   std::string scale_dtype = "f32";                 // of group scales
   bool zero_points = false;
   bool scale_d = false, amax_d = false;  // EpilogueDesc::scale_d / amax_d
+  std::string epilogue = "none";  // EpilogueDesc::bias (given or not) and ::act, by name
+  std::string bias;               // row or col; empty: col when the epilogue has a bias
+  std::string bias_dtype;         // f32 bf16 f16 f64; empty: f32 (f64 for an f64 accumulator)
   std::string backend = "auto";
   std::uint64_t seed = 1;
   bool json = false;
@@ -47,7 +50,8 @@ struct ProblemOptions {
   void add_to(CLI::App* cmd, bool with_sizes = true, bool with_schedule = true);
   // Turns the flags into a validated descriptor (bench::validate_problem: the API's rules
   // plus byte counts that fit 64 bits). Throws CLI::ValidationError naming the flag on a bad
-  // dtype, layout or backend, and ProblemError with the API's Status on a bad size, leading
+  // dtype, layout, epilogue, bias or backend (--bias / --bias-dtype without a bias epilogue
+  // names both flags), and ProblemError with the API's Status on a bad size, leading
   // dimension or batch count. Allocates nothing.
   GemmDesc desc() const;
   Backend backend_value() const;

@@ -196,7 +196,7 @@ Harness::Verified Harness::verify(Provider& p, const HostCase& hc, OperandSets& 
   }
   if (!sets.inputs_unchanged(hc, 0)) {
     v.disposition = Disposition::Incorrect;
-    v.note = "an input buffer (A, B or C) was modified";
+    v.note = "an input buffer (A, B, C or the bias) was modified";
     return v;
   }
   CheckPolicy policy = s_.check;

@@ -77,9 +77,9 @@ bool OperandSets::copy_in(void* dst, const void* src, std::size_t bytes, std::st
 bool OperandSets::create(const HostCase& hc, int count, bool device, std::string* err) {
   release();
   device_ = device;
-  const std::vector<std::uint8_t>* src[4] = {&hc.a, &hc.b, &hc.c, &hc.d};
+  const std::vector<std::uint8_t>* src[kBuffers] = {&hc.a, &hc.b, &hc.c, &hc.d, &hc.bias};
   set_stride_ = 0;
-  for (int j = 0; j < 4; ++j) {
+  for (int j = 0; j < kBuffers; ++j) {
     bytes_[j] = src[j]->size();
     set_stride_ += round_up(bytes_[j]);
   }
@@ -95,23 +95,21 @@ bool OperandSets::create(const HostCase& hc, int count, bool device, std::string
   }
   for (int i = 0; i < count; ++i) {
     char* base = static_cast<char*>(arena_) + set_stride_ * static_cast<std::size_t>(i);
-    void* p[4];
+    void* p[kBuffers];
     std::size_t off = 0;
-    for (int j = 0; j < 4; ++j) {
+    for (int j = 0; j < kBuffers; ++j) {
       p[j] = base + off;
       off += round_up(bytes_[j]);
     }
-    sets_.push_back(
-        OperandSet{p[0], p[1], p[2], p[3], hc.scale_ptr(true), hc.scale_ptr(false), hc.zero_ptr()});
+    sets_.push_back(OperandSet{p[0], p[1], p[2], p[3], hc.bias_ptr() ? p[4] : nullptr,
+                               hc.scale_ptr(true), hc.scale_ptr(false), hc.zero_ptr()});
     if (hc.desc.epilogue.scale_d) sets_.back().scale_d = &hc.out_scale;
     if (hc.desc.epilogue.amax_d) sets_.back().amax_d = const_cast<float*>(&hc.amax);
   }
-  for (int j = 0; j < 4; ++j) {
-    void* dst = j == 0 ? const_cast<void*>(sets_[0].a)
-                : j == 1 ? const_cast<void*>(sets_[0].b)
-                : j == 2 ? const_cast<void*>(sets_[0].c)
-                         : sets_[0].d;
-    if (!copy_in(dst, src[j]->data(), bytes_[j], err)) return false;
+  char* base = static_cast<char*>(arena_);
+  for (int j = 0; j < kBuffers; ++j) {
+    if (bytes_[j] > 0 && !copy_in(base, src[j]->data(), bytes_[j], err)) return false;
+    base += round_up(bytes_[j]);
   }
   return true;
 }
@@ -145,7 +143,8 @@ bool OperandSets::inputs_unchanged(const HostCase& hc, int i) const {
   const OperandSet& s = sets_[static_cast<std::size_t>(i)];
   return std::memcmp(s.a, hc.a.data(), hc.a.size()) == 0 &&
          std::memcmp(s.b, hc.b.data(), hc.b.size()) == 0 &&
-         std::memcmp(s.c, hc.c.data(), hc.c.size()) == 0;
+         std::memcmp(s.c, hc.c.data(), hc.c.size()) == 0 &&
+         (s.bias == nullptr || std::memcmp(s.bias, hc.bias.data(), hc.bias.size()) == 0);
 }
 
 }  // namespace gemmkit::bench

@@ -1,5 +1,5 @@
-// The rotation sets of one problem: `count` copies of a HostCase's A, B, C and D buffers
-// (guard bands included), carved from one arena of page-aligned host memory or device memory.
+// The rotation sets of one problem: `count` copies of a HostCase's A, B, C, D and bias buffers
+// (guard bands included; the bias only when the epilogue has one), carved from one arena of page-aligned host memory or device memory.
 // The host arena is kept for the next problem (no page faults on 1+ GiB per problem), and only
 // set 0 is filled until fill_all(): verification needs one set, timing needs them all.
 #pragma once
@@ -30,7 +30,8 @@ class OperandSets {
   // Overwrites D of set i with `bytes` (D's full buffer), or reads it back.
   bool write_d(int i, const std::vector<std::uint8_t>& bytes, std::string* err);
   bool read_d(int i, std::vector<std::uint8_t>* out, std::string* err) const;
-  // True when A, B and C of set i still equal hc's (host sets only; device: not checked).
+  // True when A, B, C and the bias of set i still equal hc's (host sets only; device: not
+  // checked).
   bool inputs_unchanged(const HostCase& hc, int i) const;
 
  private:
@@ -38,7 +39,8 @@ class OperandSets {
   bool copy_in(void* dst, const void* src, std::size_t bytes, std::string* err);
 
   bool device_ = false;
-  std::size_t bytes_[4] = {};
+  static constexpr int kBuffers = 5;  // A, B, C, D, bias
+  std::size_t bytes_[kBuffers] = {};
   std::size_t set_stride_ = 0;
   std::vector<OperandSet> sets_;
   void* arena_ = nullptr;  // device arena (host arenas live in a process-wide pool)

@@ -9,12 +9,14 @@
 
 namespace gemmkit::bench {
 
-// One rotation set: pointers to A, B, C and D (host or device memory, as the backend needs).
+// One rotation set: pointers to A, B, C, D and the bias (host or device memory, as the backend
+// needs).
 struct OperandSet {
   const void* a = nullptr;
   const void* b = nullptr;
   const void* c = nullptr;
   void* d = nullptr;
+  const void* bias = nullptr;     // EpilogueDesc::bias: the set's copy of the case's bias
   const void* scale_a = nullptr;  // the case's scales (HostCase), shared by every set
   const void* scale_b = nullptr;
   const void* zero_b = nullptr;

@@ -68,6 +68,8 @@ class CublasLtProvider final : public Provider {
  private:
   // Returns "" on success, else why cuBLASLt cannot run this problem.
   std::string setup(double alpha, double beta) {
+    if (desc_.epilogue.bias != BiasMode::None || desc_.epilogue.act != Activation::None)
+      return "cublas: no bias or activation epilogue in this baseline";
     if (!form_.ok) return "cublas: " + form_.why;
     cudaDataType_t ta, tb, tc, td;
     if (!cuda_type(form_.dtype_first, &ta) || !cuda_type(form_.dtype_second, &tb) ||

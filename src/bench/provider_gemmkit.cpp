@@ -50,6 +50,7 @@ class GemmkitProvider final : public Provider {
     GemmArgs args{s.a, s.b, s.c, s.d, alpha_, beta_};
     args.scale_a = s.scale_a, args.scale_b = s.scale_b, args.zero_b = s.zero_b;
     args.scale_d = s.scale_d, args.amax_d = s.amax_d;
+    args.bias = s.bias;
     return gemm(desc_, args, o);
   }
 

@@ -36,7 +36,9 @@ class OpenBlasProvider final : public Provider {
     form_ = colmajor_form(desc_);
     const DType t = desc_.a.dtype;
     const bool same = desc_.b.dtype == t && desc_.c.dtype == t && desc_.d.dtype == t;
-    if (!form_.ok) {
+    if (desc_.epilogue.bias != BiasMode::None || desc_.epilogue.act != Activation::None) {
+      why_ = "openblas: no bias or activation epilogue in CBLAS";
+    } else if (!form_.ok) {
       why_ = "openblas: " + form_.why;
     } else if (!same || !((t == DType::F32 && desc_.compute == DType::F32) ||
                           (t == DType::F64 && desc_.compute == DType::F64))) {

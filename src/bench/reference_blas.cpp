@@ -132,11 +132,12 @@ ReferenceMatrix empty_result(const GemmDesc& d, bool want_gauge) {
 
 ReferenceMatrix reference_sequential(const GemmDesc& d, const GemmArgs& args, bool want_gauge) {
   ReferenceMatrix r = empty_result(d, want_gauge);
-  // The scales as the spec applies them; the bias and the activation are not this function's.
-  GemmDesc plain = d;
-  plain.epilogue = {.scale_d = d.epilogue.scale_d};
+  // The scales, the bias, the activation and s_d as the spec applies them (amax_d is not a
+  // matrix: the testbed checks it on its own).
+  GemmDesc spec = d;
+  spec.epilogue.amax_d = false;
   core::reference_visit_epilogue(
-      plain, args, want_gauge,
+      spec, args, want_gauge,
       [&](std::int64_t l, std::int64_t i, std::int64_t j, double v, double g) {
         r.value[r.index(l, i, j)] = v;
         if (want_gauge) r.gauge[r.index(l, i, j)] = g;
@@ -157,7 +158,9 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
       2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k);
   const bool blas = flop >= blas_min_flop;
   const std::int64_t mn = d.m * d.n;
-  const double sd = d.epilogue.scale_d ? double(*args.scale_d) : 1.0;
+  const EpilogueDesc& e = d.epilogue;
+  const double sd = e.scale_d ? double(*args.scale_d) : 1.0;
+  const double slope = core::activation_slope_bound(e.act);
   std::vector<double> p, g;  // op(A) op(B) and |op(A)| |op(B)| of one batch
   Widened a, b;
   std::vector<Sum> fixed;  // elements summed sequentially because of a NaN or an Inf
@@ -212,9 +215,14 @@ ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool wa
           out = use_ab ? out + args.beta * c : args.beta * c;  // keeps -0 when alpha == 0
           gg += std::fabs(args.beta * c);
         }
-        out *= sd, gg *= std::fabs(sd);  // EpilogueDesc::scale_d, as reference_visit_epilogue
-        value[idx] = out;
-        if (want_gauge) gauge[idx] = gg;
+        // The bias, the activation and s_d, as reference_visit_epilogue applies them.
+        double b = 0.0;
+        if (e.bias != BiasMode::None) {
+          b = core::load_element(e.bias_dtype, args.bias, e.bias == BiasMode::Row ? i : j);
+          out += b;
+        }
+        value[idx] = core::activate(e.act, out) * sd;
+        if (want_gauge) gauge[idx] = slope * (gg + std::fabs(b)) * std::fabs(sd);
       }
   }
   return r;

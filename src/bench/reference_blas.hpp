@@ -7,8 +7,11 @@
 // candidate, so a bug there could hide itself; OpenBLAS is an independent implementation that
 // the bench already links (and netlib BLAS checks it in tests/cpu/netlib_grid).
 //
-// Semantics, exactly those of core::reference_visit:
+// Semantics, exactly those of core::reference_visit_epilogue (reference_visit plus the epilogue):
 //   - M == 0, N == 0 or batch == 0: empty result;
+//   - tensor / row / column scales, the bias (EpilogueDesc::bias, read only when set), the
+//     activation and s_d applied to each element in fp64 after the sum, in that order; the
+//     gauge through the activation's slope bound, |bias| included;
 //   - beta == 0: C is never read; alpha == 0 or K == 0: A and B are never read, D = beta * C
 //     (the product of alpha and a zero sum is never formed, so -0 from beta * C survives);
 //   - every input value is widened exactly (core::load_element), products summed in fp64;
@@ -55,7 +58,7 @@ struct ReferenceMatrix {
 ReferenceMatrix reference_dgemm(const GemmDesc& d, const GemmArgs& args, bool want_gauge,
                                 double blas_min_flop = 2e7);
 
-// The same through core::reference_visit, element by element (the oracle; slow).
+// The same through core::reference_visit_epilogue, element by element (the oracle; slow).
 ReferenceMatrix reference_sequential(const GemmDesc& d, const GemmArgs& args, bool want_gauge);
 
 }  // namespace gemmkit::bench

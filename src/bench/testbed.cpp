@@ -233,6 +233,12 @@ HostCase HostCase::make(const GemmDesc& desc, double alpha, double beta, std::ui
     }
   }
   if (d.epilogue.scale_d) fill_uniform(DType::F32, &hc.out_scale, 1, seed * 4 + 7, 0.5, 2.0);
+  if (d.epilogue.bias != BiasMode::None) {
+    const std::int64_t len = d.epilogue.bias == BiasMode::Row ? d.m : d.n;
+    const MatrixDesc bias{.dtype = d.epilogue.bias_dtype, .layout = Layout::ColMajor, .ld = len};
+    hc.bias = make_buffer(bias, {len, 1}, 1);
+    fill_uniform(bias.dtype, hc.bias.data(), len, seed * 4 + 8);
+  }
   return hc;
 }
 
@@ -246,10 +252,21 @@ const void* HostCase::zero_ptr() const {
                                                                            : nullptr;
 }
 
-GemmArgs HostCase::args() {
-  GemmArgs g{a.data(), b.data(), c.data(), d.data(), alpha, beta};
+const void* HostCase::bias_ptr() const {
+  return desc.epilogue.bias == BiasMode::None ? nullptr : bias.data();
+}
+
+GemmArgs HostCase::inputs() const {
+  GemmArgs g{a.data(), b.data(), c.data(), nullptr, alpha, beta};
+  g.bias = bias_ptr();
   g.scale_a = scale_ptr(true), g.scale_b = scale_ptr(false), g.zero_b = zero_ptr();
   if (desc.epilogue.scale_d) g.scale_d = &out_scale;
+  return g;
+}
+
+GemmArgs HostCase::args() {
+  GemmArgs g = inputs();
+  g.d = d.data();
   if (desc.epilogue.amax_d) g.amax_d = &amax;
   return g;
 }
@@ -436,10 +453,7 @@ Compare compare_to_reference(const HostCase& hc, const std::vector<std::uint8_t>
                              const std::vector<std::uint8_t>& before) {
   const GemmDesc& d = hc.desc;
   const bool exact = ElementCheck(d).exact;
-  GemmArgs in{hc.a.data(), hc.b.data(), hc.c.data(), nullptr, hc.alpha, hc.beta};
-  in.scale_a = hc.scale_ptr(true), in.scale_b = hc.scale_ptr(false), in.zero_b = hc.zero_ptr();
-  if (d.epilogue.scale_d) in.scale_d = &hc.out_scale;
-  Compare r = compare_to_matrix(hc, reference_dgemm(d, in, !exact), got, before);
+  Compare r = compare_to_matrix(hc, reference_dgemm(d, hc.inputs(), !exact), got, before);
   r.reference = "host: fp64 cblas_dgemm (OpenBLAS)";
   return r;
 }
@@ -568,9 +582,9 @@ Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& got,
 
 namespace {
 
-// Device copies of a case's A, B, C and D, freed on scope exit.
+// Device copies of a case's A, B, C, D and bias, freed on scope exit.
 struct DeviceCase {
-  void* p[4] = {};
+  void* p[5] = {};
   ~DeviceCase() {
     for (void* q : p) device_free(q);
   }
@@ -579,14 +593,19 @@ struct DeviceCase {
 // Runs the candidate on device copies of the host buffers; d_out receives D.
 Status run_on_device(HostCase& hc, DeviceCase& dev, std::vector<std::uint8_t>& d_out,
                      const Options& opt, std::string* err) {
-  std::vector<std::uint8_t>* host[4] = {&hc.a, &hc.b, &hc.c, &d_out};
+  // The bias goes to the device too, so that a kernel refuses an epilogue by its own status
+  // (NotSupported) rather than by a null bias.
+  std::vector<std::uint8_t>* host[5] = {&hc.a, &hc.b, &hc.c, &d_out, &hc.bias};
+  const int count = hc.bias_ptr() ? 5 : 4;
   Status st = Status{StatusCode::ExecutionFailed, Arg::None, ""};
   bool ok = true;
-  for (int i = 0; i < 4 && ok; ++i)
+  for (int i = 0; i < count && ok; ++i)
     ok = device_alloc(&dev.p[i], host[i]->size(), err) &&
          copy_to_device(dev.p[i], host[i]->data(), host[i]->size(), err);
   if (ok) {
-    st = gemm(hc.desc, GemmArgs{dev.p[0], dev.p[1], dev.p[2], dev.p[3], hc.alpha, hc.beta}, opt);
+    GemmArgs args{dev.p[0], dev.p[1], dev.p[2], dev.p[3], hc.alpha, hc.beta};
+    args.bias = dev.p[4];
+    st = gemm(hc.desc, args, opt);
     ok = device_synchronize(err) && copy_to_host(d_out.data(), dev.p[3], d_out.size(), err);
     if (!ok && st.ok()) st = Status{StatusCode::ExecutionFailed, Arg::None, *err};
   } else {
@@ -619,7 +638,9 @@ Compare check_unperturbed(const HostCase& hc, const std::vector<std::uint8_t>& g
     r.reference = "host: probe vectors + sampled entries";
     return r;
   }
-  if (!gpu) return compare_to_reference(hc, got, before);
+  // The GPU reference kernel computes alpha * op(A) op(B) + beta * C only: scales, a bias, an
+  // activation or the output's scale are judged by the host reference.
+  if (!gpu || core::has_epilogue(d)) return compare_to_reference(hc, got, before);
   const bool exact = ElementCheck(d).exact;
   ReferenceMatrix ref;
   std::string err;
@@ -657,9 +678,8 @@ bool parse_check_mode(std::string_view s, CheckMode* out) noexcept {
 }
 
 CheckMode resolve_check(const GemmDesc& d, const CheckPolicy& policy) noexcept {
-  if (d.scale_a.mode != ScaleMode::None || d.scale_b.mode != ScaleMode::None ||
-      d.epilogue.scale_d)
-    return CheckMode::Full;  // the probe vectors do not model scales
+  if (core::has_epilogue(d))
+    return CheckMode::Full;  // the probe vectors model neither scales, nor a bias, nor act
   if (policy.mode != CheckMode::Auto) return policy.mode;
   const double flop = 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) *
                       static_cast<double>(d.k) * static_cast<double>(d.batch);
@@ -690,8 +710,7 @@ namespace {
 // EpilogueDesc::amax_d: the candidate's amax against the fp64 reference's max |v| (v before
 // s_d), within the gauge bound of the largest element's gauge.
 void check_amax(const HostCase& hc, VerifyResult* res) {
-  GemmArgs in = const_cast<HostCase&>(hc).args();
-  in.d = nullptr, in.amax_d = nullptr;
+  const GemmArgs in = hc.inputs();
   const double sd = hc.desc.epilogue.scale_d ? std::fabs(double(hc.out_scale)) : 1.0;
   double want = 0.0, gauge = 0.0;
   core::reference_visit_epilogue(
@@ -732,8 +751,8 @@ VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const 
   // The candidate writes d_out; hc.d stays as it was (the padding's "before"). On the host it
   // reads hc's A, B and C themselves, so keep copies to prove them unchanged; on the device it
   // only sees device copies (the host buffers cannot change).
-  std::vector<std::uint8_t> a0, b0, c0;
-  if (!on_device) a0 = hc.a, b0 = hc.b, c0 = hc.c;
+  std::vector<std::uint8_t> a0, b0, c0, bias0;
+  if (!on_device) a0 = hc.a, b0 = hc.b, c0 = hc.c, bias0 = hc.bias;
   std::vector<std::uint8_t> d_out = hc.d;
   res.setup_s = seconds(t0);
   t0 = clock::now();
@@ -753,9 +772,9 @@ VerifyResult verify_case(const GemmDesc& desc, double alpha, double beta, const 
     res.note = to_string(res.status);
     return res;
   }
-  if (!on_device && (hc.a != a0 || hc.b != b0 || hc.c != c0)) {
+  if (!on_device && (hc.a != a0 || hc.b != b0 || hc.c != c0 || hc.bias != bias0)) {
     res.disposition = Disposition::Incorrect;
-    res.note = "an input buffer (A, B or C) was modified";
+    res.note = "an input buffer (A, B, C or the bias) was modified";
     return res;
   }
   if (corrupt_result_requested()) {

@@ -61,17 +61,22 @@ struct HostCase {
   // (weight-only) take their whole range (i8 -127..127, i4 -8..7), group scales U[0.5, 2] / 64
   // and zero points (ScaleDesc::zero_points) integers in [-3, 3].
   std::vector<std::uint8_t> scale_a, scale_b, zero_b;
+  // EpilogueDesc::bias: M (Row) or N (Column) values of bias_dtype, U[-1, 1] (seeded), with a
+  // guard band after them; empty without a bias.
+  std::vector<std::uint8_t> bias;
   // EpilogueDesc::scale_d: s_d, U[0.5, 2] (seeded); amax_d: where the candidate writes it.
   float out_scale = 1.0f, amax = 0.0f;
   const void* scale_ptr(bool is_a) const;  // null when that operand has no scale
   const void* zero_ptr() const;            // null without zero points
+  const void* bias_ptr() const;            // null without a bias
   static constexpr std::size_t kGuardBytes = 64;
   static constexpr std::uint8_t kSentinel = 0x5A;
 
   // Builds buffers: A, B, C filled U[-1, 1] (seeded), D and all padding set to the sentinel;
-  // C keeps the sentinel too when beta == 0 (never read). Scales as above.
+  // C keeps the sentinel too when beta == 0 (never read). Scales and the bias as above.
   static HostCase make(const GemmDesc& desc, double alpha, double beta, std::uint64_t seed);
   GemmArgs args();                       // pointers into the buffers (D separate from C)
+  GemmArgs inputs() const;               // the same without D and amax_d (what the reference reads)
   GemmArgs args_in_place();              // D aliases C (needs matching C/D descriptors)
 };
 
@@ -105,7 +110,8 @@ struct VerifyResult {
 // against the fp64 reference with the per-element gauge bound, that every element of D is
 // finite where the reference is (inputs are finite), and that D's padding is untouched.
 // It catches systematic errors (wrong tile, wrong stride, missing K block) and, through the
-// sampled entries, some isolated ones; metric "probe".
+// sampled entries, some isolated ones; metric "probe". It models no scales, bias or
+// activation (resolve_check sends those problems to the full reference).
 Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& d_candidate,
                       const std::vector<std::uint8_t>& d_before, std::uint64_t seed,
                       int samples = 256);
@@ -114,8 +120,9 @@ Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& d_can
 //   Full   the fp64 reference on every element (compare_to_reference);
 //   Probe  probe_compare (O(MN + NK + MK) per batch);
 //   Auto   Full when 2*M*N*K*batch is at most `max_reference_flop`, Probe otherwise; always
-//          Full with scales (the probe does not model them).
-// With `gpu_reference` (the candidate ran on CUDA) the full reference runs on the GPU
+//          Full with scales, a bias, an activation or the output's scale (core::has_epilogue:
+//          the probe does not model them).
+// With `gpu_reference` (the candidate ran on CUDA, no epilogue) the full reference runs on the GPU
 // (bench/reference_device.hpp) on fresh device copies of hc's inputs (never on the
 // candidate's buffers, which it might have changed), and on the host only if that fails
 // (Compare::reference says which).

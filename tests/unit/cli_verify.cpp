@@ -145,6 +145,44 @@ TEST(CliBench, ARowWithoutAKernelSaysWhy) {
       << r.out;
 }
 
+// --epilogue, --bias, --bias-dtype: verify checks D against the fp64 reference with the bias
+// and the activation (always in full), fails a perturbed result, and names bad flags; bench
+// verifies the row before timing it; run calls the fused kernel.
+TEST(CliVerify, EpiloguesPassAndAWrongResultFails) {
+  Result r = run("verify --epilogue bias-gelu --bias col --m 300 --n 200 --k 100 --backend cpu");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check=full (auto) metric=gauge"), std::string::npos) << r.out;
+  for (const char* e : {"bias", "relu", "gelu-tanh", "silu", "bias-relu", "bias-silu"})
+    for (const char* rest : {"--bias row --beta 0.5", "--beta 0", "--bias-dtype bf16 --beta -1"}) {
+      std::string flags = std::string("verify --m 37 --n 29 --k 41 --backend cpu --epilogue ") + e;
+      if (std::string(e).rfind("bias", 0) == 0) flags += std::string(" ") + rest;
+      r = run(flags);
+      EXPECT_EQ(r.rc, 0) << flags << "\n" << r.out;
+    }
+  r = run("verify --epilogue bias-gelu --bias row --m 64 --n 32 --k 16 --backend cpu "
+          "--max-check-flop 100");
+  EXPECT_NE(r.out.find("check=full (auto)"), std::string::npos) << r.out;  // never probes
+  r = run("verify --epilogue bias-gelu --m 64 --n 32 --k 16 --backend cpu",
+          "GEMMKIT_TEST_CORRUPT_RESULT=1");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.out.find("FAIL"), std::string::npos) << r.out;
+  r = run("verify --epilogue bias-gelu --bias diagonal --backend cpu");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("--bias"), std::string::npos) << r.out;
+  r = run("verify --epilogue gelu --bias row --backend cpu");
+  EXPECT_NE(r.rc, 0);
+  EXPECT_NE(r.out.find("--epilogue"), std::string::npos) << r.out;
+  r = run("bench --m 48 --n 40 --k 32 --backend cpu --quick -q --format csv "
+          "--epilogue bias-gelu --bias col");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("48x40x32 bias-gelu col f32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Passed"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Incorrect"), std::string::npos) << r.out;
+  r = run("run --m 64 --n 48 --k 32 --backend cpu --reps 3 --epilogue bias-silu --bias row");
+  EXPECT_EQ(r.rc, 0) << r.out;
+}
+
 TEST(CliRun, PrintsTimeAndGflops) {
   Result r = run("run --m 64 --n 48 --k 32 --backend cpu --reps 3");
   EXPECT_EQ(r.rc, 0) << r.out;
