@@ -33,9 +33,9 @@ struct ProblemOptions {
   std::string scale_dtype = "f32";                 // of group scales
   bool zero_points = false;
   bool scale_d = false, amax_d = false;  // EpilogueDesc::scale_d / amax_d
-  std::string epilogue = "none";  // EpilogueDesc::bias (given or not) and ::act, by name
-  std::string bias;               // row or col; empty: col when the epilogue has a bias
-  std::string bias_dtype;         // f32 bf16 f16 f64; empty: f32 (f64 for an f64 accumulator)
+  std::string epilogue = "none";         // EpilogueDesc::bias (given or not) and ::act, by name
+  std::string bias;                      // row or col; empty: col when the epilogue has a bias
+  std::string bias_dtype;                // f32 bf16 f16 f64; empty: f32 (f64 under f64 compute)
   std::string backend = "auto";
   std::uint64_t seed = 1;
   bool json = false;

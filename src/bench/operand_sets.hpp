@@ -1,7 +1,8 @@
 // The rotation sets of one problem: `count` copies of a HostCase's A, B, C, D and bias buffers
-// (guard bands included; the bias only when the epilogue has one), carved from one arena of page-aligned host memory or device memory.
-// The host arena is kept for the next problem (no page faults on 1+ GiB per problem), and only
-// set 0 is filled until fill_all(): verification needs one set, timing needs them all.
+// (guard bands included; the bias only when the epilogue has one), carved from one arena of
+// page-aligned host memory or device memory. The host arena is kept for the next problem (no
+// page faults on 1+ GiB per problem), and only set 0 is filled until fill_all(): verification
+// needs one set, timing needs them all.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -75,9 +75,9 @@ struct HostCase {
   // Builds buffers: A, B, C filled U[-1, 1] (seeded), D and all padding set to the sentinel;
   // C keeps the sentinel too when beta == 0 (never read). Scales and the bias as above.
   static HostCase make(const GemmDesc& desc, double alpha, double beta, std::uint64_t seed);
-  GemmArgs args();                       // pointers into the buffers (D separate from C)
-  GemmArgs inputs() const;               // the same without D and amax_d (what the reference reads)
-  GemmArgs args_in_place();              // D aliases C (needs matching C/D descriptors)
+  GemmArgs args();           // pointers into the buffers (D separate from C)
+  GemmArgs inputs() const;   // the same without D and amax_d (the reference's)
+  GemmArgs args_in_place();  // D aliases C (needs matching C/D descriptors)
 };
 
 // Compares the candidate D (same layout as hc.d) with the reference computed from hc's

@@ -71,9 +71,8 @@ TEST(EpilogueVerify, TheCaseCarriesASeededBias) {
   EXPECT_EQ(r.bias.back(), bench::HostCase::kSentinel);  // the guard band
   EXPECT_EQ(bench::HostCase::make(row, 1.0, 0.0, 3).bias, r.bias);
   EXPECT_NE(bench::HostCase::make(row, 1.0, 0.0, 4).bias, r.bias);
-  const bench::HostCase none =
-      bench::HostCase::make(desc_of(7, 5, 3, DType::F32, BiasMode::None, Activation::Relu), 1.0,
-                            0.0, 3);
+  const bench::HostCase none = bench::HostCase::make(
+      desc_of(7, 5, 3, DType::F32, BiasMode::None, Activation::Relu), 1.0, 0.0, 3);
   EXPECT_TRUE(none.bias.empty());
   EXPECT_EQ(const_cast<bench::HostCase&>(none).args().bias, nullptr);
 }
@@ -186,8 +185,8 @@ TEST(EpilogueVerify, AResultWithoutTheEpilogueIsAMismatch) {
 // A kernel that refuses the epilogue is a refusal (Failed with NotSupported), never a result.
 TEST(EpilogueVerify, AKernelWithoutTheEpilogueRefuses) {
   const GemmDesc d = desc_of(16, 16, 16, DType::F32, BiasMode::Column, Activation::Relu);
-  const bench::VerifyResult r = bench::verify_case(
-      d, 1.0, 0.0, {.backend = Backend::Cpu, .kernel = "cpu.ladder.naive"}, 1);
+  const bench::VerifyResult r =
+      bench::verify_case(d, 1.0, 0.0, {.backend = Backend::Cpu, .kernel = "cpu.ladder.naive"}, 1);
   EXPECT_EQ(r.disposition, bench::Disposition::Failed);
   EXPECT_EQ(r.status.code, StatusCode::NotSupported) << to_string(r.status);
 }

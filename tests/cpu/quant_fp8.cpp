@@ -260,15 +260,12 @@ TEST(CpuFp8, EveryScaleModeAgainstTheReference) {
         const GemmDesc d = fp8_desc(s.m, s.n, s.k, ta, tb, outs[i % 3], layout, sa, sb);
         const double beta = rep ? 0.75 : 0.0;
         bench::HostCase hc = bench::HostCase::make(d, i % 4 == 0 ? -1.5 : 1.0, beta, seed + i);
-        for (const std::string& k : production_kernels(hc.desc)) {
-          const std::string err = run_on(k.c_str(), hc);
-          ++runs;
-          if (!err.empty() && ++failures <= 8)
-            ADD_FAILURE() << k << " " << dtype_name(ta) << "x" << dtype_name(tb) << "->"
-                          << dtype_name(d.d.dtype) << " scale_a " << mode_name(sa) << " scale_b "
-                          << mode_name(sb) << " " << s.m << "x" << s.n << "x" << s.k << " layout "
-                          << layout << " beta " << beta << ": " << err;
-        }
+        runs += test::run_on_every_kernel(hc, &failures, [&] {
+          return std::string(dtype_name(ta)) + "x" + std::string(dtype_name(tb)) + "->" +
+                 std::string(dtype_name(d.d.dtype)) + " scale_a " + mode_name(sa) + " scale_b " +
+                 mode_name(sb) + " " + test::shape_name(s.m, s.n, s.k) + " layout " +
+                 std::to_string(layout) + " beta " + std::to_string(beta);
+        });
         ++i;
       }
   EXPECT_EQ(failures, 0);
@@ -325,12 +322,7 @@ TEST(CpuFp8, TestbedSimilarity) {
 // ---------------------------------------------------------------- the front door
 
 TEST(CpuFp8, BadScaleDescriptorsAreNamed) {
-  struct Bad {
-    const char* what;
-    GemmDesc desc;
-    Arg arg;
-  };
-  std::vector<Bad> bad;
+  std::vector<test::BadDesc> bad;
   auto base = [] {
     return fp8_desc(8, 8, 256, DType::E4M3, DType::E4M3, DType::F32, 0, ScaleMode::Block1x128,
                     ScaleMode::Block128x128);
@@ -358,13 +350,7 @@ TEST(CpuFp8, BadScaleDescriptorsAreNamed) {
   bad.push_back({"unknown mode", d, Arg::ScaleA});
   std::vector<std::uint8_t> a(8 * 256, 0x38), b(256 * 8, 0x38);
   std::vector<float> sa(64, 1.0f), sb(64, 1.0f), out(64, -3.0f);
-  for (const Bad& x : bad) {
-    const Status s = gemm(x.desc, {a.data(), b.data(), nullptr, out.data(), 1.0, 0.0},
-                          {.backend = Backend::Cpu});
-    EXPECT_EQ(s.code, StatusCode::InvalidValue) << x.what << ": " << to_string(s);
-    EXPECT_EQ(s.arg, x.arg) << x.what << ": " << to_string(s);
-    EXPECT_EQ(can_implement(x.desc, {.backend = Backend::Cpu}).arg, x.arg) << x.what;
-  }
+  test::expect_named(bad, {a.data(), b.data(), nullptr, out.data(), 1.0, 0.0}, true);
   // Null scales, D over a scale matrix.
   GemmArgs args{a.data(), b.data(), nullptr, out.data(), 1.0, 0.0};
   args.scale_b = sb.data();

@@ -23,7 +23,6 @@ namespace {
 
 using test::mx_desc;
 using test::production_kernels;
-using test::run_on;
 
 // Both formats, MX on A, on B and on both, residue shapes with K of 1..9 MX blocks (across the
 // KC = 256 boundary), every layout bit, f32 / bf16 outputs, beta 0 and != 0.
@@ -43,18 +42,14 @@ TEST(CpuMx, Mxfp8AgainstTheReference) {
                     i % 3 ? DType::F32 : DType::BF16, layout, which != 1, which != 0);
         bench::HostCase hc =
             bench::HostCase::make(d, i % 4 ? 1.0 : -2.0, i % 2 ? 0.5 : 0.0, seed + i);
-        for (const std::string& k : production_kernels(hc.desc)) {
-          const std::string err = run_on(k.c_str(), hc);
-          ++runs;
-          if (!err.empty() && ++failures <= 8)
-            ADD_FAILURE() << k << " " << dtype_name(d.a.dtype) << "x" << dtype_name(d.b.dtype)
-                          << " mx "
-                          << (which == 0   ? "A"
-                              : which == 1 ? "B"
-                                           : "A,B")
-                          << " " << s.m << "x" << s.n << "x" << s.k << " layout " << layout << ": "
-                          << err;
-        }
+        runs += test::run_on_every_kernel(hc, &failures, [&] {
+          return std::string(dtype_name(d.a.dtype)) + "x" + std::string(dtype_name(d.b.dtype)) +
+                 " mx " +
+                 (which == 0   ? "A"
+                  : which == 1 ? "B"
+                               : "A,B") +
+                 " " + test::shape_name(s.m, s.n, s.k) + " layout " + std::to_string(layout);
+        });
         ++i;
       }
   EXPECT_EQ(failures, 0);
@@ -129,12 +124,7 @@ TEST(CpuMx, E8m0Extremes) {
 }
 
 TEST(CpuMx, BadDescriptorsAreNamed) {
-  struct Bad {
-    const char* what;
-    GemmDesc desc;
-    Arg arg;
-  };
-  std::vector<Bad> bad;
+  std::vector<test::BadDesc> bad;
   auto base = [] { return mx_desc(4, 4, 64, DType::E4M3, DType::E5M2, DType::F32, 0); };
   GemmDesc d = mx_desc(4, 4, 80, DType::E4M3, DType::E5M2, DType::F32, 0);
   bad.push_back({"K % 32 (A first)", d, Arg::ScaleA});
@@ -157,13 +147,9 @@ TEST(CpuMx, BadDescriptorsAreNamed) {
   bad.push_back({"e8m0 tensor scale", d, Arg::ScaleB});
   std::vector<std::uint8_t> a(4 * 64, 0x38), b(64 * 4, 0x38), s(64, 127);
   std::vector<float> out(16, -1.0f);
-  for (const Bad& x : bad) {
-    GemmArgs args{a.data(), b.data(), nullptr, out.data(), 1.0, 0.0};
-    args.scale_a = s.data(), args.scale_b = s.data();
-    const Status st = gemm(x.desc, args, {.backend = Backend::Cpu});
-    EXPECT_EQ(st.code, StatusCode::InvalidValue) << x.what << ": " << to_string(st);
-    EXPECT_EQ(st.arg, x.arg) << x.what << ": " << to_string(st);
-  }
+  GemmArgs args{a.data(), b.data(), nullptr, out.data(), 1.0, 0.0};
+  args.scale_a = s.data(), args.scale_b = s.data();
+  test::expect_named(bad, args);
   for (float v : out) EXPECT_EQ(v, -1.0f);
 }
 

@@ -26,7 +26,6 @@ namespace {
 
 using test::mx_desc;
 using test::production_kernels;
-using test::run_on;
 
 constexpr double kE2m1[8] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
 
@@ -107,20 +106,16 @@ TEST(CpuMxfp4, ResidueShapesAgainstTheReference) {
                     i % 3 ? DType::F32 : DType::BF16, layout, which != 1, which != 0);
         bench::HostCase hc =
             bench::HostCase::make(d, i % 4 ? 1.0 : -2.0, i % 2 ? 0.5 : 0.0, seed + i);
-        const std::vector<std::string> kernels = production_kernels(hc.desc);
-        EXPECT_FALSE(kernels.empty()) << s.m << "x" << s.n << "x" << s.k;
-        for (const std::string& k : kernels) {
-          const std::string err = run_on(k.c_str(), hc);
-          ++runs;
-          if (!err.empty() && ++failures <= 8)
-            ADD_FAILURE() << k << " " << dtype_name(d.a.dtype) << "x" << dtype_name(d.b.dtype)
-                          << " mx "
-                          << (which == 0   ? "A"
-                              : which == 1 ? "B"
-                                           : "A,B")
-                          << " " << s.m << "x" << s.n << "x" << s.k << " layout " << layout << ": "
-                          << err;
-        }
+        const int here = test::run_on_every_kernel(hc, &failures, [&] {
+          return std::string(dtype_name(d.a.dtype)) + "x" + std::string(dtype_name(d.b.dtype)) +
+                 " mx " +
+                 (which == 0   ? "A"
+                  : which == 1 ? "B"
+                               : "A,B") +
+                 " " + test::shape_name(s.m, s.n, s.k) + " layout " + std::to_string(layout);
+        });
+        EXPECT_GT(here, 0) << test::shape_name(s.m, s.n, s.k);
+        runs += here;
         // The testbed's own verdict (similarity and padding) on the planner's choice.
         const bench::VerifyResult v =
             bench::verify_case(d, 1.0, 0.5, {.backend = Backend::Cpu}, seed + i);
@@ -152,12 +147,10 @@ TEST(CpuMxfp4, Fp4WeightsStreamedAndPacked) {
         streamed += cpu::weight_stream_applies(d);
         EXPECT_EQ(cpu::weight_stream_applies(d), kcontig && m <= 16) << m << " " << kcontig;
         bench::HostCase hc = bench::HostCase::make(d, 1.0, i % 2 ? 0.5 : 0.0, seed + i);
-        for (const std::string& k : production_kernels(hc.desc)) {
-          const std::string err = run_on(k.c_str(), hc);
-          if (!err.empty() && ++failures <= 8)
-            ADD_FAILURE() << k << " m " << m << " kcontig " << kcontig << " scale_b " << int(sb)
-                          << ": " << err;
-        }
+        test::run_on_every_kernel(hc, &failures, [&] {
+          return "m " + std::to_string(m) + " kcontig " + std::to_string(kcontig) + " scale_b " +
+                 std::to_string(int(sb));
+        });
         ++i;
       }
   EXPECT_EQ(failures, 0);
@@ -280,13 +273,7 @@ TEST(CpuMxfp4, OddBatchStrideTakesTheReference) {
 }
 
 TEST(CpuMxfp4, BadDescriptorsAreNamed) {
-  struct Bad {
-    const char* what;
-    GemmDesc desc;
-    Arg arg;
-    const char* says;
-  };
-  std::vector<Bad> bad;
+  std::vector<test::BadDesc> bad;
   auto base = [] { return mx_desc(4, 4, 64, DType::E2M1, DType::E2M1, DType::F32, 0); };
   GemmDesc d = mx_desc(4, 4, 80, DType::E2M1, DType::E2M1, DType::F32, 0);
   bad.push_back({"K % 32 (A first)", d, Arg::ScaleA, "not a multiple of the MX block 32"});
@@ -303,14 +290,9 @@ TEST(CpuMxfp4, BadDescriptorsAreNamed) {
   bad.push_back({"ld of S_A", d, Arg::ScaleA, "ld"});
   std::vector<std::uint8_t> a(4 * 80, 0x22), b(80 * 4, 0x22), s(64, 127);
   std::vector<float> out(16, -1.0f);
-  for (const Bad& x : bad) {
-    GemmArgs args{a.data(), b.data(), nullptr, out.data(), 1.0, 0.0};
-    args.scale_a = s.data(), args.scale_b = s.data();
-    const Status st = gemm(x.desc, args, {.backend = Backend::Cpu});
-    EXPECT_EQ(st.code, StatusCode::InvalidValue) << x.what << ": " << to_string(st);
-    EXPECT_EQ(st.arg, x.arg) << x.what << ": " << to_string(st);
-    EXPECT_NE(st.message.find(x.says), std::string::npos) << x.what << ": " << st.message;
-  }
+  GemmArgs args{a.data(), b.data(), nullptr, out.data(), 1.0, 0.0};
+  args.scale_a = s.data(), args.scale_b = s.data();
+  test::expect_named(bad, args);
   for (float v : out) EXPECT_EQ(v, -1.0f);
   // quantize_fp4 writes e2m1 only; quantize_fp8 does not write e2m1.
   std::vector<float> x(4 * 64, 1.0f);

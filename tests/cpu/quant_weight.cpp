@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,6 @@ namespace gemmkit {
 namespace {
 
 using test::production_kernels;
-using test::run_on;
 
 // A weight-only problem. kcontig: op(B) K-contiguous (B stored N x K row-major, trans_b: the
 // streaming layout), else N-contiguous (B stored K x N row-major: the packed path).
@@ -185,17 +185,15 @@ TEST(CpuWeightOnly, EveryScaleModeAgainstTheReference) {
           bench::HostCase hc = bench::HostCase::make(d, i % 5 == 0 ? -0.7 : 1.0, beta, seed + i);
           std::vector<float> bias(n);
           bench::fill_uniform(DType::F32, bias.data(), n, seed + i + 100);
-          for (const std::string& kn : production_kernels(hc.desc)) {
-            const std::string err = run_on(kn.c_str(), hc, fused ? bias.data() : nullptr);
-            ++runs;
-            if (!err.empty() && ++failures <= 8)
-              ADD_FAILURE() << kn << " " << dtype_name(ta) << " x " << dtype_name(tb) << " scale_b "
-                            << int(md.mode) << " group " << md.group << " " << dtype_name(md.dtype)
-                            << (md.zeros ? " zeros" : "")
-                            << (fused ? " +row scale, bias, gelu" : "") << " " << m << "x" << n
-                            << "x" << k << (kcontig ? " K-contiguous" : " N-contiguous") << " beta "
-                            << beta << ": " << err;
-          }
+          const auto what = [&] {
+            std::ostringstream os;
+            os << dtype_name(ta) << " x " << dtype_name(tb) << " scale_b " << int(md.mode)
+               << " group " << md.group << " " << dtype_name(md.dtype) << (md.zeros ? " zeros" : "")
+               << (fused ? " +row scale, bias, gelu" : "") << " " << m << "x" << n << "x" << k
+               << (kcontig ? " K-contiguous" : " N-contiguous") << " beta " << beta;
+            return os.str();
+          };
+          runs += test::run_on_every_kernel(hc, &failures, what, fused ? bias.data() : nullptr);
           ++i;
         }
   EXPECT_EQ(failures, 0);
@@ -221,16 +219,11 @@ TEST(CpuWeightOnly, TheCheckSeesIgnoredZeroPoints) {
 // ---------------------------------------------------------------- the front door
 
 TEST(CpuWeightOnly, BadDescriptorsAreNamed) {
-  struct Bad {
-    const char* what;
-    GemmDesc desc;
-    Arg arg;
-  };
   auto base = [] {
     return wo_desc(4, 8, 256, DType::F32, DType::I4, DType::F32, true, ScaleMode::Group, 128,
                    DType::F16, true);
   };
-  std::vector<Bad> bad;
+  std::vector<test::BadDesc> bad;
   GemmDesc d = base();
   d.scale_b.group = 48;
   bad.push_back({"group 48", d, Arg::ScaleB});
@@ -267,15 +260,10 @@ TEST(CpuWeightOnly, BadDescriptorsAreNamed) {
   std::vector<float> a(4 * 256, 1.0f), out(32, -5.0f);
   std::vector<std::uint8_t> b(256 * 8 / 2, 0x11);
   std::vector<std::uint16_t> s(16, to_f16(1.0)), z(16, 0);
-  for (const Bad& x : bad) {
-    GemmArgs args{a.data(), b.data(), nullptr, out.data(), 1.0, 0.0};
-    args.scale_b = s.data(), args.zero_b = z.data();
-    const Status st = gemm(x.desc, args, {.backend = Backend::Cpu});
-    EXPECT_EQ(st.code, StatusCode::InvalidValue) << x.what << ": " << to_string(st);
-    EXPECT_EQ(st.arg, x.arg) << x.what << ": " << to_string(st);
-  }
   GemmArgs args{a.data(), b.data(), nullptr, out.data(), 1.0, 0.0};
-  args.scale_b = s.data();
+  args.scale_b = s.data(), args.zero_b = z.data();
+  test::expect_named(bad, args);
+  args.zero_b = nullptr;
   EXPECT_EQ(gemm(base(), args, {.backend = Backend::Cpu}).arg, Arg::ScaleB);  // zero_b null
   args.zero_b = out.data() + 30;
   EXPECT_EQ(gemm(base(), args, {.backend = Backend::Cpu}).arg, Arg::D);  // D over zero_b

@@ -1,5 +1,6 @@
 // The low-precision GEMM tests' checks (tests/cpu/quant_*.cpp): D against the fp64 reference
-// with its scales, on every CPU production kernel that takes the problem.
+// with its scales, on every CPU production kernel that takes the problem; bad descriptors named
+// by the front door.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -50,12 +51,12 @@ inline GemmDesc mx_desc(std::int64_t m, std::int64_t n, std::int64_t k, DType ta
 // path dequantizes exactly (fp8) or to f32 (integer weights) and sums in f32, so this is
 // stricter than the testbed's similarity. NaN must match NaN; an infinite
 // reference must be matched bit for bit. Returns "" or the first failure.
+// `bias` null: the case's own (HostCase::bias, when the epilogue has one).
 inline std::string check_d(const bench::HostCase& hc, const std::vector<std::uint8_t>& got,
                            const void* bias = nullptr) {
   const GemmDesc& d = hc.desc;
-  GemmArgs in = const_cast<bench::HostCase&>(hc).args();
-  in.d = nullptr;
-  in.bias = bias;
+  GemmArgs in = hc.inputs();
+  if (bias) in.bias = bias;
   const core::Strides sd = core::stored_strides(d.d.layout, d.d.ld);
   const double uo = bench::unit_roundoff(d.d.dtype), ua = bench::unit_roundoff(DType::F32);
   const double growth = 8.0 + std::sqrt(double(d.k));
@@ -92,7 +93,7 @@ inline std::string run_on(const char* kernel, bench::HostCase& hc, const void* b
   std::vector<std::uint8_t> got = hc.d;
   GemmArgs args = hc.args();
   args.d = got.data();
-  args.bias = bias;
+  if (bias) args.bias = bias;
   const Options opt{.backend = Backend::Cpu, .kernel = kernel, .threads = 2};
   if (Status s = gemm(hc.desc, args, opt); !s) return to_string(s);
   if (hc.a != a0 || hc.b != b0 || hc.c != c0 || hc.scale_a != sa0 || hc.scale_b != sb0)
@@ -108,6 +109,52 @@ inline std::string run_on(const char* kernel, bench::HostCase& hc, const void* b
     if (!logical[p] && got[p] != hc.d[p]) return "padding byte " + std::to_string(p) + " changed";
   if (bench::corrupt_result_requested()) bench::corrupt_d00(hc.desc, got);
   return check_d(hc, got, bias);
+}
+
+// "MxNxK", for failure messages.
+inline std::string shape_name(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+// run_on for every production kernel that takes hc's problem. Each wrong result adds one to
+// *failures; the first 8 are reported as failures, with the kernel's name and what() (the case,
+// described only then). Returns the number of kernels run.
+template <class Describe>
+int run_on_every_kernel(bench::HostCase& hc, int* failures, Describe&& what,
+                        const void* bias = nullptr) {
+  int runs = 0;
+  for (const std::string& k : production_kernels(hc.desc)) {
+    const std::string err = run_on(k.c_str(), hc, bias);
+    ++runs;
+    if (!err.empty() && ++*failures <= 8) ADD_FAILURE() << k << " " << what() << ": " << err;
+  }
+  return runs;
+}
+
+// A descriptor the front door refuses: InvalidValue naming `arg`, with `says` in the message
+// when it is not null.
+struct BadDesc {
+  const char* what;
+  GemmDesc desc;
+  Arg arg;
+  const char* says = nullptr;
+};
+
+// Each bad descriptor through gemm() on the CPU with `args` (pointers that would do for a good
+// one), and with `can_implement_too` through can_implement, which must name the same argument.
+inline void expect_named(const std::vector<BadDesc>& bad, const GemmArgs& args,
+                         bool can_implement_too = false) {
+  for (const BadDesc& x : bad) {
+    const Status st = gemm(x.desc, args, {.backend = Backend::Cpu});
+    EXPECT_EQ(st.code, StatusCode::InvalidValue) << x.what << ": " << to_string(st);
+    EXPECT_EQ(st.arg, x.arg) << x.what << ": " << to_string(st);
+    if (x.says) {
+      EXPECT_NE(st.message.find(x.says), std::string::npos) << x.what << ": " << st.message;
+    }
+    if (can_implement_too) {
+      EXPECT_EQ(can_implement(x.desc, {.backend = Backend::Cpu}).arg, x.arg) << x.what;
+    }
+  }
 }
 
 }  // namespace gemmkit::test

@@ -90,8 +90,8 @@ TEST(CliOptions, BiasModeAndDtype) {
 }
 
 TEST(CliOptions, BadValuesNameTheFlag) {
-  for (const char* bad : {"--epilogue gelu2", "--epilogue BIAS", "--epilogue bias_gelu",
-                          "--epilogue relu-bias"}) {
+  for (const char* bad :
+       {"--epilogue gelu2", "--epilogue BIAS", "--epilogue bias_gelu", "--epilogue relu-bias"}) {
     const std::string what = validation_error(bad);
     EXPECT_NE(what.find("--epilogue"), std::string::npos) << bad << ": '" << what << "'";
   }

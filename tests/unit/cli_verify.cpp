@@ -160,8 +160,8 @@ TEST(CliVerify, EpiloguesPassAndAWrongResultFails) {
       r = run(flags);
       EXPECT_EQ(r.rc, 0) << flags << "\n" << r.out;
     }
-  r = run("verify --epilogue bias-gelu --bias row --m 64 --n 32 --k 16 --backend cpu "
-          "--max-check-flop 100");
+  r = run("verify --epilogue bias-gelu --bias row --m 64 --n 32 --k 16 --backend cpu " +
+          std::string("--max-check-flop 100"));
   EXPECT_NE(r.out.find("check=full (auto)"), std::string::npos) << r.out;  // never probes
   r = run("verify --epilogue bias-gelu --m 64 --n 32 --k 16 --backend cpu",
           "GEMMKIT_TEST_CORRUPT_RESULT=1");
@@ -173,8 +173,8 @@ TEST(CliVerify, EpiloguesPassAndAWrongResultFails) {
   r = run("verify --epilogue gelu --bias row --backend cpu");
   EXPECT_NE(r.rc, 0);
   EXPECT_NE(r.out.find("--epilogue"), std::string::npos) << r.out;
-  r = run("bench --m 48 --n 40 --k 32 --backend cpu --quick -q --format csv "
-          "--epilogue bias-gelu --bias col");
+  r = run("bench --m 48 --n 40 --k 32 --backend cpu --quick -q --format csv " +
+          std::string("--epilogue bias-gelu --bias col"));
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("48x40x32 bias-gelu col f32"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Passed"), std::string::npos) << r.out;
