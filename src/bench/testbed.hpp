@@ -120,12 +120,13 @@ Compare probe_compare(const HostCase& hc, const std::vector<std::uint8_t>& d_can
 //   Full   the fp64 reference on every element (compare_to_reference);
 //   Probe  probe_compare (O(MN + NK + MK) per batch);
 //   Auto   Full when 2*M*N*K*batch is at most `max_reference_flop`, Probe otherwise; always
-//          Full with scales, a bias, an activation or the output's scale (core::has_epilogue:
-//          the probe does not model them).
-// With `gpu_reference` (the candidate ran on CUDA, no epilogue) the full reference runs on the GPU
+//          Full with scales, a bias, an activation or the output's scale (the probe does not
+//          model them).
+// With `gpu_reference` (the candidate ran on CUDA) the full reference runs on the GPU
 // (bench/reference_device.hpp) on fresh device copies of hc's inputs (never on the
 // candidate's buffers, which it might have changed), and on the host only if that fails
-// (Compare::reference says which).
+// (Compare::reference says which) or the problem has scales, a bias, an activation or an
+// output scale (the GPU reference computes none of them).
 // Honours GEMMKIT_TEST_CORRUPT_RESULT (perturbs d_candidate(0,0) first; see verify_case).
 enum class CheckMode { Full, Probe, Auto };
 std::string_view check_mode_name(CheckMode m) noexcept;  // "full", "probe", "auto"
