@@ -26,24 +26,8 @@ constexpr Activation kActs[] = {Activation::None, Activation::Relu, Activation::
                                 Activation::GeluTanh, Activation::Silu};
 constexpr BiasMode kBiases[] = {BiasMode::None, BiasMode::Row, BiasMode::Column};
 
-const char* act_name(Activation a) {
-  switch (a) {
-    case Activation::None:
-      return "none";
-    case Activation::Relu:
-      return "relu";
-    case Activation::GeluErf:
-      return "gelu_erf";
-    case Activation::GeluTanh:
-      return "gelu_tanh";
-    case Activation::Silu:
-      return "silu";
-  }
-  return "?";
-}
-const char* bias_name(BiasMode b) {
-  return b == BiasMode::None ? "none" : b == BiasMode::Row ? "row" : "column";
-}
+using test::act_name;
+using test::bias_name;
 
 // ---------------------------------------------------------------- the activations (the spec)
 

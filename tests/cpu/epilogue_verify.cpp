@@ -18,21 +18,8 @@ namespace {
 constexpr Activation kActs[] = {Activation::None, Activation::Relu, Activation::GeluErf,
                                 Activation::GeluTanh, Activation::Silu};
 
-const char* act_name(Activation a) {
-  switch (a) {
-    case Activation::None:
-      return "none";
-    case Activation::Relu:
-      return "relu";
-    case Activation::GeluErf:
-      return "gelu";
-    case Activation::GeluTanh:
-      return "gelu-tanh";
-    case Activation::Silu:
-      return "silu";
-  }
-  return "?";
-}
+using test::act_name;
+using test::bias_name;
 
 GemmDesc desc_of(std::int64_t m, std::int64_t n, std::int64_t k, DType t, BiasMode bias,
                  Activation act, DType bias_t = DType::F32) {
@@ -45,12 +32,9 @@ GemmDesc desc_of(std::int64_t m, std::int64_t n, std::int64_t k, DType t, BiasMo
 
 std::string describe(const GemmDesc& d, double beta) {
   return std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k) + " " +
-         std::string(dtype_name(d.a.dtype)) + " bias " +
-         (d.epilogue.bias == BiasMode::None  ? "none"
-          : d.epilogue.bias == BiasMode::Row ? "row"
-                                             : "col") +
-         " (" + std::string(dtype_name(d.epilogue.bias_dtype)) + ") act " +
-         act_name(d.epilogue.act) + " beta " + std::to_string(beta);
+         std::string(dtype_name(d.a.dtype)) + " bias " + bias_name(d.epilogue.bias) + " (" +
+         std::string(dtype_name(d.epilogue.bias_dtype)) + ") act " + act_name(d.epilogue.act) +
+         " beta " + std::to_string(beta);
 }
 
 // The bias is part of the case: filled from the seed, the same for the same seed, changed by

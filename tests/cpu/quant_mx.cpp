@@ -42,14 +42,7 @@ TEST(CpuMx, Mxfp8AgainstTheReference) {
                     i % 3 ? DType::F32 : DType::BF16, layout, which != 1, which != 0);
         bench::HostCase hc =
             bench::HostCase::make(d, i % 4 ? 1.0 : -2.0, i % 2 ? 0.5 : 0.0, seed + i);
-        runs += test::run_on_every_kernel(hc, &failures, [&] {
-          return std::string(dtype_name(d.a.dtype)) + "x" + std::string(dtype_name(d.b.dtype)) +
-                 " mx " +
-                 (which == 0   ? "A"
-                  : which == 1 ? "B"
-                               : "A,B") +
-                 " " + test::shape_name(s.m, s.n, s.k) + " layout " + std::to_string(layout);
-        });
+        runs += test::run_on_every_kernel(hc, &failures, [&] { return test::mx_name(d, layout); });
         ++i;
       }
   EXPECT_EQ(failures, 0);

@@ -106,14 +106,8 @@ TEST(CpuMxfp4, ResidueShapesAgainstTheReference) {
                     i % 3 ? DType::F32 : DType::BF16, layout, which != 1, which != 0);
         bench::HostCase hc =
             bench::HostCase::make(d, i % 4 ? 1.0 : -2.0, i % 2 ? 0.5 : 0.0, seed + i);
-        const int here = test::run_on_every_kernel(hc, &failures, [&] {
-          return std::string(dtype_name(d.a.dtype)) + "x" + std::string(dtype_name(d.b.dtype)) +
-                 " mx " +
-                 (which == 0   ? "A"
-                  : which == 1 ? "B"
-                               : "A,B") +
-                 " " + test::shape_name(s.m, s.n, s.k) + " layout " + std::to_string(layout);
-        });
+        const int here =
+            test::run_on_every_kernel(hc, &failures, [&] { return test::mx_name(d, layout); });
         EXPECT_GT(here, 0) << test::shape_name(s.m, s.n, s.k);
         runs += here;
         // The testbed's own verdict (similarity and padding) on the planner's choice.

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "gemmkit/gemm.hpp"
+
 namespace gemmkit::test {
 
 // netlib BLAS (Debian libblas3's reference build), loaded privately with dlopen so that its
@@ -23,5 +25,25 @@ std::string netlib_path();
 
 // Seed for random tests: GEMMKIT_TEST_SEED if set, else a fixed default; printed once.
 std::uint64_t test_seed();
+
+// Names of the epilogue's activations and bias modes, for failure messages.
+inline const char* act_name(Activation a) {
+  switch (a) {
+    case Activation::None:
+      return "none";
+    case Activation::Relu:
+      return "relu";
+    case Activation::GeluErf:
+      return "gelu_erf";
+    case Activation::GeluTanh:
+      return "gelu_tanh";
+    case Activation::Silu:
+      return "silu";
+  }
+  return "?";
+}
+inline const char* bias_name(BiasMode b) {
+  return b == BiasMode::None ? "none" : b == BiasMode::Row ? "row" : "column";
+}
 
 }  // namespace gemmkit::test

@@ -116,6 +116,16 @@ inline std::string shape_name(std::int64_t m, std::int64_t n, std::int64_t k) {
   return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
 }
 
+// "e4m3xe2m1 mx A,B 7x17x96 layout 11": an MX problem (mx_desc's), for failure messages.
+inline std::string mx_name(const GemmDesc& d, int layout) {
+  const bool a = d.scale_a.mode == ScaleMode::Mx, b = d.scale_b.mode == ScaleMode::Mx;
+  return std::string(dtype_name(d.a.dtype)) + "x" + std::string(dtype_name(d.b.dtype)) + " mx " +
+         (a && b ? "A,B"
+          : a    ? "A"
+                 : "B") +
+         " " + shape_name(d.m, d.n, d.k) + " layout " + std::to_string(layout);
+}
+
 // run_on for every production kernel that takes hc's problem. Each wrong result adds one to
 // *failures; the first 8 are reported as failures, with the kernel's name and what() (the case,
 // described only then). Returns the number of kernels run.
