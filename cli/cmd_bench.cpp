@@ -316,7 +316,7 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "verified, cache-cold, interleaved timing against a baseline (docs/bench.md)");
   o->problem.add_to(cmd);
-  cmd->add_option("--suite", o->suite, "shape suite: square odd llm splitk moe cpu, or a .json path");
+  cmd->add_option("--suite", o->suite, "shape suite: square odd llm xwt decode splitk moe cpu, or a .json path");
   cmd->add_option("--baseline", o->baseline, "openblas, cublas, none or auto (by backend)")
       ->capture_default_str();
   cmd->add_option("--warmup-ms", o->warmup_ms, "warm-up time per row")->capture_default_str();

@@ -142,6 +142,33 @@ void register_cuda_kernels(Registry& r) {
         return gemv::run(d, a, o);
       },
   });
+  // M or N <= 16 with the weight's rows K-contiguous: the weight streamed once by TMA. Not
+  // ranked yet: on the H200 it takes 20-21 us at 16 x 4096 x 4096 against the decode tile's 19
+  // (each row block shared by CTAs costs ~3 us of fence, counter and reads on the critical
+  // path; docs/sm90.md); by name only until it beats it.
+  r.add(KernelInfo{
+      .name = "cuda.decode_tma_mma",
+      .backend = Backend::Cuda,
+      .role = KernelRole::Production,
+      .config = {.tile_m = 128,
+                 .tile_n = 16,
+                 .tile_k = 64,
+                 .stages = 8,
+                 .threads = 160,
+                 .swizzle = Swizzle::B128,
+                 .isa = Isa::MmaSync},
+      .note = "128 x 64 TMA boxes of the weight cut evenly over one CTA per SM, mma.sync, "
+              "shared row blocks reduced in a fixed order",
+      .priority = 60,
+      .can_implement = [](const GemmDesc& d) { return gemv::decode_can_implement(d); },
+      .run = [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {
+        return gemv::decode_run(d, a, o);
+      },
+      .workspace_bytes = [](const GemmDesc& d, const GemmArgs* a,
+                            const LaunchPlan&) { return gemv::decode_workspace_bytes(d, a); },
+      .pooled_workspace = true,
+      .planned = false,
+  });
 }
 
 }  // namespace gemmkit::dispatch

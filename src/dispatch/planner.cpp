@@ -187,8 +187,9 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   const KernelInfo* reference = nullptr;
   for (const auto& k : reg.all()) {
     if (k.backend != p.backend) continue;
-    if (k.role == KernelRole::Production)
-      production.push_back(&k);
+    if (k.role == KernelRole::Production) {
+      if (k.planned) production.push_back(&k);
+    }
     else if (k.role == KernelRole::Ladder)
       ladder.push_back(&k);
     else if (reference == nullptr)

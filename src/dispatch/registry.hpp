@@ -38,6 +38,9 @@ struct KernelInfo {
   // Computes GemmDesc::epilogue (bias, activation). Registry::add makes every other kernel
   // refuse a problem that has one, so that none can ignore it.
   bool fused_epilogue = false;
+  // False: reachable only by name (Options::kernel), never ranked by the planner: a kernel
+  // whose measurements do not yet beat the ones it would replace.
+  bool planned = true;
 };
 
 class Registry {

@@ -640,5 +640,100 @@ TEST(CudaDecodeKernel, BetaZeroNeverReadsCAndRepeats) {
   EXPECT_TRUE(first == second) << "decode split-K is not bitwise repeatable";
 }
 
+// The decode kernel (cuda.decode_tma_mma): M or N <= 16, the weight's rows (the large side)
+// K-contiguous and read by the TMA; (row block, K-block) units cut evenly over the SMs, row
+// blocks shared by CTAs reduced by the last to finish. Cuts with one unit per CTA, row blocks
+// spread over dozens of CTAs, K tails (leading dimensions past K), both orientations, the
+// layouts it takes and refuses, dtypes, batches (and a broadcast weight), alpha = 0, K = 0,
+// beta == 0 with NaN C, a base off 16 bytes (copied first), repeatable bits.
+constexpr const char* kStream = "cuda.decode_tma_mma";
+
+TEST(CudaDecodeStream, SmallSideCutsAndKTails) {
+  std::uint64_t seed = 2700;
+  int i = 0;
+  for (std::int64_t small : {1, 2, 3, 8, 9, 16})
+    for (std::int64_t large : {5, 129, 1000, 14340})
+      for (std::int64_t k : {8, 520, 1001, 20000}) {
+        if (large * k > 40'000'000) continue;
+        const bool small_m = i++ % 2 == 0;
+        const std::int64_t ld = (k + 7) / 8 * 8 + (i % 3 == 0 ? 8 : 0);  // rows on 16 bytes
+        // The weight K-contiguous: op(B) columns (small M) or op(A) rows (small N).
+        const Case c{.m = small_m ? small : large, .n = small_m ? large : small, .k = k,
+                     .la = Layout::RowMajor, .lb = Layout::ColMajor, .lc = Layout::RowMajor,
+                     .c = DType::F32, .d = i % 3 == 0 ? DType::F32 : DType::BF16,
+                     .lda = ld, .ldb = ld, .alpha = 1.0, .beta = i % 4 == 0 ? 0.0 : 0.5};
+        expect_passes(kStream, c, ++seed);
+      }
+}
+
+TEST(CudaDecodeStream, LayoutsTakenAndRefused) {
+  const Options opt{.backend = Backend::Cuda, .kernel = kStream};
+  std::uint64_t seed = 2800;
+  const Layout both[] = {Layout::ColMajor, Layout::RowMajor};
+  int taken = 0;
+  for (bool small_m : {true, false})
+    for (Op ta : {Op::NoTrans, Op::Trans})
+      for (Op tb : {Op::NoTrans, Op::Trans})
+        for (Layout la : both)
+          for (Layout lb : both)
+            for (Layout lc : both) {
+              const Case c{.m = small_m ? 7 : 1000, .n = small_m ? 1000 : 7, .k = 1032, .ta = ta,
+                           .tb = tb, .la = la, .lb = lb, .lc = lc,
+                           .in = seed % 3 == 0 ? DType::F16 : DType::BF16, .alpha = -0.5,
+                           .beta = 1.0};
+              const core::ProblemView v = core::make_view(with_default_lds(make_desc(c)));
+              const bool w_kcontig = small_m ? v.b.row == 1 : v.a.col == 1;
+              const Status s = can_implement(make_desc(c), opt);
+              if (!w_kcontig) {
+                EXPECT_EQ(s.code, StatusCode::NotSupported) << describe(c, seed);
+                continue;
+              }
+              ++taken;
+              expect_passes(kStream, c, ++seed);
+            }
+  EXPECT_EQ(taken, 32);
+  EXPECT_EQ(can_implement(make_desc(Case{.m = 17, .n = 1000, .k = 64, .lb = Layout::ColMajor}),
+                          opt)
+                .code,
+            StatusCode::NotSupported);
+  // Batches: packed, and the weight broadcast over them (batch stride 0).
+  expect_passes(kStream, Case{.m = 1000, .n = 5, .k = 520, .batch = 3, .alpha = 1.0, .beta = 1.0},
+                ++seed);
+  Case bc{.m = 4, .n = 3000, .k = 1024, .lb = Layout::ColMajor, .batch = 4, .beta = 0.5};
+  GemmDesc d = make_desc(bc);
+  d.b.batch_stride = 0;
+  const bench::VerifyResult r = bench::verify_case(d, bc.alpha, bc.beta, opt, ++seed);
+  EXPECT_EQ(r.disposition, bench::Disposition::Passed) << "broadcast weight: " << r.note << " "
+                                                       << r.cmp.first_failure;
+  // alpha = 0 and K = 0: only beta * C.
+  expect_passes(kStream, Case{.m = 3, .n = 2000, .k = 512, .lb = Layout::ColMajor, .alpha = 0.0,
+                              .beta = 0.5},
+                ++seed);
+  expect_passes(kStream, Case{.m = 3, .n = 2000, .k = 0, .lb = Layout::ColMajor, .beta = 0.5},
+                ++seed);
+}
+
+TEST(CudaDecodeStream, OffsetsNaNCAndRepeats) {
+  const Options opt{.backend = Backend::Cuda, .kernel = kStream};
+  std::uint64_t seed = 2900;
+  for (std::int64_t off : {0, 1, 8}) {  // elements: 1 puts the weight off 16 bytes
+    const Case c{.m = 16, .n = 4096, .k = 4096, .la = Layout::RowMajor, .lb = Layout::ColMajor,
+                 .c = DType::BF16, .d = DType::BF16, .beta = 0.0};
+    bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, ++seed);
+    const std::vector<std::uint8_t> d_before = hc.d;
+    const std::int64_t elems = static_cast<std::int64_t>(
+        (hc.c.size() - bench::HostCase::kGuardBytes) * 8 / dtype_bits(DType::BF16));
+    for (std::int64_t e = 0; e < elems; ++e)
+      core::store_element(DType::BF16, hc.c.data(), e, std::numeric_limits<double>::quiet_NaN());
+    std::vector<std::uint8_t> first = hc.d, second = hc.d;
+    const std::int64_t at[4] = {off * 2, off * 2, 0, off * 2};
+    ASSERT_TRUE(run_device(hc, first, opt, at).ok());
+    ASSERT_TRUE(run_device(hc, second, opt, at).ok());
+    const bench::Compare cmp = bench::compare_to_reference(hc, first, d_before);
+    EXPECT_TRUE(cmp.passed) << "offset " << off << ": " << cmp.first_failure;
+    EXPECT_TRUE(first == second) << "offset " << off << ": not bitwise repeatable";
+  }
+}
+
 }  // namespace
 }  // namespace gemmkit
