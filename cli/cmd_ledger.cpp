@@ -319,7 +319,7 @@ void add_ledger_command(CLI::App& app) {
   cmd->add_flag("--count-reads", o->count_reads, "logical read/write counts (tutorial 02-03)");
   cmd->add_flag("--ascend", o->ascend, "CATLASS L1/L0 constraints and swizzle (modelled only)");
   cmd->add_option("--l0k", o->l0k, "Ascend L0 tile k0 (default k1/4)");
-  cmd->add_flag("--variant", o->variant, "the variant decision tree (seed 4.5)");
+  cmd->add_flag("--variant", o->variant, "the variant decision tree (split-K, stream-K, GEMV, ...)");
   cmd->add_option("--groups", o->groups, "shapes of a grouped problem: MxNxK,MxNxK,...");
   cmd->add_option("--roofline", o->roofline, "write a roofline chart (SVG) to this path");
   cmd->add_option("--results", o->results, "bench JSON whose rows are drawn on the roofline");

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs the whole test suite. GPU tests exit 77 without a GPU
 # and CTest reports them as skipped; then the Python package's pytest. Then the CPU path once
-# more under ASan and UBSan (RELIABILITY item 11): a second build without CUDA, its unit, cpu
-# and stress tests, all but the exhaustive netlib grid (10 minutes under ASan; the seeded
+# more under ASan and UBSan (no memory error or undefined behaviour on any CPU path): a
+# second build without CUDA, its unit, cpu and stress tests, all but the exhaustive netlib grid (10 minutes under ASan; the seeded
 # sweep, the ladder, production, variants and team-split tests run every CPU kernel there),
 # and the Python tests on that library.
 set -euo pipefail

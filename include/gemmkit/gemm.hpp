@@ -51,7 +51,7 @@ struct EpilogueDesc {
   bool amax_d = false;   // *GemmArgs::amax_d = max |v|
 };  // the same bias for every batch entry
 
-// Scales of A and B (issue 13): D = act(alpha * (sum_p op(A)_ip op(B)_pj) * sa_i * sb_j + bias
+// Scales of A and B: D = act(alpha * (sum_p op(A)_ip op(B)_pj) * sa_i * sb_j + bias
 // + beta * C), with sa_i = scale_a[0] (Tensor) or scale_a[i] (Row: M values, one per row of
 // op(A)), and sb_j = scale_b[0] (Tensor) or scale_b[j] (Column: N values, one per column of
 // op(B)); fp32, contiguous, the same for every batch entry. Like A and B they are read only when

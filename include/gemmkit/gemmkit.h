@@ -28,7 +28,7 @@ int gemmkit_dgemm(int layout, int transa, int transb, int64_t m, int64_t n, int6
  * D = alpha * op(A) * op(B) + beta * C, `batch` times, each operand `batch_stride` elements
  * after the previous one (0 broadcasts A, B or C). ld = 0 means packed, as in the C++ API.
  * Callers set `abi_version` to GEMMKIT_ABI_VERSION; a mismatch is refused (-NotSupported). */
-#define GEMMKIT_ABI_VERSION 1
+#define GEMMKIT_ABI_VERSION 2
 
 enum gemmkit_dtype {
   GEMMKIT_DTYPE_DEFAULT = 0, /* compute only: f64 for f64 inputs, i32 for ints, else f32 */
@@ -48,6 +48,15 @@ enum gemmkit_backend {
   GEMMKIT_BACKEND_AUTO = 0,
   GEMMKIT_BACKEND_CPU = 1,
   GEMMKIT_BACKEND_CUDA = 2
+};
+/* The scheduler mode (gemmkit::Schedule): the planner's choice, whole output tiles, K cut into
+ * split_k pieces (0: the planner's count), or stream-K. A mode the chosen kernel lacks, or one
+ * that contradicts split_k, is refused naming both. */
+enum gemmkit_schedule {
+  GEMMKIT_SCHEDULE_AUTO = 0,
+  GEMMKIT_SCHEDULE_DATA_PARALLEL = 1,
+  GEMMKIT_SCHEDULE_SPLIT_K = 2,
+  GEMMKIT_SCHEDULE_STREAM_K = 3
 };
 
 typedef struct gemmkit_matrix {
@@ -73,6 +82,8 @@ typedef struct gemmkit_problem {
   void* stream;           /* cudaStream_t for the CUDA backend (NULL: the default stream) */
   void* workspace;        /* device memory for CUDA, host memory for the CPU */
   size_t workspace_bytes;
+  int32_t schedule; /* enum gemmkit_schedule (added in ABI version 2) */
+  int32_t reserved; /* 0 */
 } gemmkit_problem;
 
 /* The outcome of a call. `position` is what the int return value says (0, the argument's

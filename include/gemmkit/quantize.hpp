@@ -1,4 +1,4 @@
-// gemmkit quantization helpers (issue 13): build the low-precision operands of a GemmDesc, and
+// gemmkit quantization helpers: build the low-precision operands of a GemmDesc, and
 // their scales, from f32 / bf16 / f16 values: fp8 and fp4 (MXFP8 / MXFP4 with MX scales) from
 // the amax, integer weights with group scales and zero points.
 #pragma once

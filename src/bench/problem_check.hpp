@@ -1,5 +1,4 @@
-// Checks a problem before anything is allocated for it (RELIABILITY items 1 and 16): the
-// front door's rules (core::validate_desc: the same Status, argument name and netlib position
+// Checks a problem before anything is allocated for it: the front door's rules (core::validate_desc: the same Status, argument name and netlib position
 // as gemm() gives), then sizes whose bytes would overflow 64-bit arithmetic, then whether the
 // buffers fit in the memory that is free. Used by every `gemmkit` command before it builds
 // a buffer.

@@ -133,6 +133,9 @@ gemmkit::Status to_problem(const gemmkit_problem* p, Problem* out) {
       return GEMMKIT_INVALID(Arg::Backend,
                              "backend " + std::to_string(p->backend) + " is not 0, 1 or 2");
   }
+  if (p->schedule < GEMMKIT_SCHEDULE_AUTO || p->schedule > GEMMKIT_SCHEDULE_STREAM_K)
+    return GEMMKIT_INVALID(Arg::None, "schedule " + std::to_string(p->schedule) +
+                                          " is not 0, 1, 2 or 3 (gemmkit_schedule)");
   out->opt = Options{.backend = backend,
                      .stream = p->stream,
                      .workspace = p->workspace,
@@ -140,7 +143,8 @@ gemmkit::Status to_problem(const gemmkit_problem* p, Problem* out) {
                      .kernel = p->kernel,
                      .allow_fallback = p->allow_fallback != 0,
                      .threads = p->threads,
-                     .split_k = p->split_k};
+                     .split_k = p->split_k,
+                     .schedule = static_cast<Schedule>(p->schedule)};
   return {};
 }
 

@@ -1,4 +1,4 @@
-// Ascend / CATLASS tiling constraints (seed 1.5 and 6.1): the Common template's L1 / L0A / L0B /
+// Ascend / CATLASS tiling constraints: the Common template's L1 / L0A / L0B /
 // L0C capacity rules, its read and write volumes, and the block swizzle choice. Modelled only:
 // there is no Ascend hardware here, and every result says so.
 #pragma once

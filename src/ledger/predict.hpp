@@ -1,4 +1,4 @@
-// The prediction (issue item 7): time of one problem with one tile config on one machine, as a
+// The prediction: time of one problem with one tile config on one machine, as a
 // sum/max of named terms whose coefficients are data (calibration changes data, not code):
 //   total = launch + pipeline_fill + overlap(compute + wave_quantization, dram)
 // overlap = max (default) or sum.

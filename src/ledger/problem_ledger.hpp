@@ -1,4 +1,4 @@
-// The problem ledger (seed 1.1-1.2): FLOPs, minimum DRAM bytes, arithmetic intensity, the
+// The problem ledger: FLOPs, minimum DRAM bytes, arithmetic intensity, the
 // machine's ridge point, compute- or memory-bound, the roofline floor time.
 #pragma once
 #include <cstdint>

@@ -208,7 +208,7 @@ TileLedger analyze_tile(const GemmDesc& d, const TileConfig& t, const Machine& m
       r.waves_ceil > 0 ? static_cast<double>(r.work_units) / (r.waves_ceil * r.concurrent) : 1.0;
   r.k_iterations = ceil_div(ceil_div(d.k, t.split_k), t.block_k);
 
-  // DRAM traffic with tiling and no cache reuse (seed 1.2, CATLASS Common template): every
+  // DRAM traffic with tiling and no cache reuse (the CATLASS Common template): every
   // output tile streams its A rows and B columns over all of K. Exact at partial edge tiles:
   // A is read once per tile column, B once per tile row.
   r.dram_read_bytes = batch * (ba * m * k * r.tiles_n + bb * k * n * r.tiles_m);
@@ -218,7 +218,7 @@ TileLedger analyze_tile(const GemmDesc& d, const TileConfig& t, const Machine& m
   r.dram_bytes = r.dram_read_bytes + r.dram_write_bytes;
   r.min_bytes = analyze(d, beta, mc).min_bytes;
 
-  // The three constraint tables of seed 1.4.
+  // The three constraint tables: shared memory, registers, DRAM traffic.
   const ProblemLedger p = analyze(d, beta, mc);
   const double dram_budget = p.t_compute_s * mc.dram_bytes_per_s;
   r.constraints.push_back(row("dram", "tiled traffic vs the lower bound",

@@ -1,4 +1,4 @@
-// The tile ledger (seed 1.3-1.4, 4.1-4.2): what one tile configuration costs on a machine:
+// The tile ledger: what one tile configuration costs on a machine:
 // shared memory, accumulator registers, occupancy, DRAM traffic with tiling, tiles, waves,
 // the tail wave, split-K write-out, and the seed's three constraint tables with pass/fail.
 #pragma once

@@ -1,4 +1,4 @@
-// The variant decision tree (seed 4.5). Each branch says why, with the numbers.
+// The variant decision tree. Each branch says why, with the numbers.
 #include "ledger/variant.hpp"
 
 #include <algorithm>

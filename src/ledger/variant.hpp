@@ -1,4 +1,5 @@
-// The variant decision tree of seed 4.5, as data with its reason in words:
+// The variant decision tree (split-K when the output tiles cannot fill the machine, stream-K
+// when the last wave is partial, ...), as data with its reason in words:
 //   different shapes -> grouped; same shapes (batch > 1) -> batched;
 //   memory-bound with a small M or N -> a GEMV-like path;
 //   output tiles fewer than SMs -> split-K (with a split count);

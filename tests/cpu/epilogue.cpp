@@ -1,4 +1,4 @@
-// The fused epilogue (issue 13 item 3, first part): D = act(alpha * acc + bias + beta * C) with
+// The fused epilogue: D = act(alpha * acc + bias + beta * C) with
 // a bias per row or per column and act in {none, ReLU, GELU erf, GELU tanh, SiLU}. Validated at
 // the front door (each bad value named), computed by the fp64 reference (core/epilogue_ref.hpp)
 // and applied by the CPU packed kernels in their write-back; every other kernel refuses it.

@@ -1,4 +1,4 @@
-// Tile-edge grid (RELIABILITY item 6) on every CPU ladder rung, f32 and f64, through the one
+// Tile-edge grid on every CPU ladder rung, f32 and f64, through the one
 // testbed: guard bands, untouched inputs and the gauge bound against the fp64 reference.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// RELIABILITY item 5: the small exhaustive grid. m, n, k in {0,1,2,3,5,9} x both transposes x
+// The small exhaustive grid. m, n, k in {0,1,2,3,5,9} x both transposes x
 // alpha {0,1,0.7} x beta {0,1,1.3} x row/col major, ld = rows + 1: every CPU kernel that
 // implements the case against the fp64 reference (gauge bound), and gemmkit_dgemm against
 // netlib BLAS's dgemm (Debian libblas3) on the same data.

@@ -1,5 +1,5 @@
-// Production CPU kernels: tile-edge grid over every layout, transpose, ld, alpha and beta
-// (RELIABILITY items 5, 6), the portable kernel as oracle of the SIMD ones, D aliasing C,
+// Production CPU kernels: tile-edge grid over every layout, transpose, ld, alpha and beta, the
+// portable kernel as oracle of the SIMD ones, D aliasing C,
 // bf16/f16 inputs, exact i8 -> i32, thread-count independence and the packing hook.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// fp8 e4m3 / e5m2 GEMMs on the CPU (issue 13, formats part 1): fp32 accumulation, f32 / bf16 /
+// fp8 e4m3 / e5m2 GEMMs on the CPU: fp32 accumulation, f32 / bf16 /
 // fp16 output, tensor / row / column scales and DeepGEMM's block scales (1 x 128, 128 x 128),
 // validated at the front door, computed by the fp64 reference (the spec) and by the production
 // CPU kernels, which dequantize while packing. Plus quantize_fp8 and the C ABI.

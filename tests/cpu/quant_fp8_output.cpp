@@ -1,4 +1,4 @@
-// fp8 outputs on the CPU (issue 13): D in e4m3 / e5m2, written saturating, with the output's
+// fp8 outputs on the CPU: D in e4m3 / e5m2, written saturating, with the output's
 // scale (D = round(v * s_d), a multiply as Transformer Engine's) and the amax of the unscaled v
 // (EpilogueDesc::scale_d / amax_d), in the write-back's one pass; against the fp64 reference,
 // bit for bit where the values are exact; named errors; the C ABI.

@@ -1,4 +1,4 @@
-// int4 x int4 -> int32 on the CPU (issue 13, formats part 3): two values a byte, element 2t of
+// int4 x int4 -> int32 on the CPU (exact): two values a byte, element 2t of
 // the stored matrix in the low nibble of byte t, sign-extended; unpacked to i32 while packing
 // into the integer kernels (VNNI where the CPU has it); exact, against the fp64 reference.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// MXFP8 on the CPU (issue 13, formats part 3): e4m3 / e5m2 A and B with one e8m0 scale per 32
+// MXFP8 on the CPU: e4m3 / e5m2 A and B with one e8m0 scale per 32
 // consecutive K (OCP Microscaling v1.0), dequantized while packing, against the fp64 reference;
 // quantize_fp8's MX scales (X = 2^(floor(log2 amax) - emax)); e8m0's extremes; named errors.
 #include <gtest/gtest.h>

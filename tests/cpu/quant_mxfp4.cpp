@@ -1,4 +1,4 @@
-// MXFP4 on the CPU (issue 13): e2m1 elements (4-bit float, two a byte, low nibble first) with
+// MXFP4 on the CPU: e2m1 elements (4-bit float, two a byte, low nibble first) with
 // one e8m0 scale per 32 consecutive K (OCP Microscaling v1.0), dequantized while packing, against
 // the fp64 reference; every e2m1 value; quantize_fp4's shared exponents (X = 2^(floor(log2 amax)
 // - 2)); e8m0's extremes; named errors.

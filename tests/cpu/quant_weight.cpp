@@ -1,4 +1,4 @@
-// Weight-only GEMMs on the CPU (issue 13, formats part 2): f32 / bf16 / fp16 activations A,
+// Weight-only GEMMs on the CPU: f32 / bf16 / fp16 activations A,
 // i8 or i4 weights B (two a byte, low nibble first, sign-extended) with per-group scales along K
 // (32, 64, 128; f32 / f16 / bf16) and optional zero points, w = (q - z) * s. The streaming path
 // (weight_stream.hpp: M <= 16, K-contiguous B) and the packed path (dequantize while packing)

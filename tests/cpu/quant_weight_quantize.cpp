@@ -1,4 +1,4 @@
-// quantize_weights (issue 13): f32 / bf16 weights into the w8a16 / w4a16 operands gemm()
+// quantize_weights: f32 / bf16 weights into the w8a16 / w4a16 operands gemm()
 // consumes (i8 / i4 B, group scales along K of 32 / 64 / 128 in f32 / f16 / bf16, optional
 // zero points): the round trip within half a step, exact on representable values, quantize
 // then GEMM against the unquantized product, named errors that write nothing, the C ABI.

@@ -1,4 +1,4 @@
-// RELIABILITY items 7 and 12 on the CPU: seeded random sweeps over shapes biased to tile edges,
+// Seeded random sweeps on the CPU over shapes biased to tile edges,
 // layouts, transposes, leading dimensions, pointer offsets of 1..15 elements, alpha/beta, and
 // dtypes, for the planner's choice and for every registered CPU kernel that implements the case.
 // The seed is printed; GEMMKIT_TEST_SEED replays a run.

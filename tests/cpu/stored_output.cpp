@@ -1,6 +1,6 @@
-// bf16 / fp16 C and D through every CPU production kernel (issue 13, item 0): the write-back
-// rounds the f32 result to nearest even, once, bit for bit like gemmkit::to_bf16 / to_f16, in
-// the register path (full unit-stride tiles) and the scalar path (edges, strided outputs); C is
+// bf16 / fp16 C and D through every CPU production kernel (no fall to the reference path):
+// the write-back rounds the f32 result to nearest even, once, bit for bit like
+// gemmkit::to_bf16 / to_f16, in the register path (full unit-stride tiles) and the scalar path (edges, strided outputs); C is
 // widened exactly and never read when beta == 0. Checked against the fp64 reference with the
 // testbed's gauge bound, where the output rounding is the eps_out term.
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // CPU variants: streaming GEMV, deterministic split-K, strided batched (stride-0 broadcast),
 // grouped. Each is checked against the fp64 reference, for equivalence with the data-parallel
-// kernel, and for the NaN/Inf rules of RELIABILITY item 3.
+// kernel, and for the NaN/Inf rules (beta 0 never reads C; NaN and Inf in A or B propagate).
 #include <gtest/gtest.h>
 
 #include <cmath>

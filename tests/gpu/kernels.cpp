@@ -135,7 +135,7 @@ TEST_P(CudaKernel, IsRegisteredAsCudaKernel) {
   EXPECT_TRUE(dispatch::is_filled(k->config)) << dispatch::to_string(k->config);
 }
 
-// RELIABILITY item 6: m, n in {1, align, tile-1, tile, tile+1, 2*tile+1, 512-3*align}; k in
+// The tile-edge grid: m, n in {1, align, tile-1, tile, tile+1, 2*tile+1, 512-3*align}; k in
 // {align, TileK*(stages+1)-align, large}. Every (m, n) pair, k cycling through its three.
 TEST_P(CudaKernel, TileEdgeGrid) {
   const Subject& r = GetParam();
@@ -282,7 +282,7 @@ TEST_P(CudaKernel, LeadingDimensionsAndBatches) {
 }
 
 // Operands that start 1..15 elements past an allocation's (256-byte) start, one at a time
-// and all at once (RELIABILITY item 7): unaligned bases must take the kernels' per-element
+// and all at once: unaligned bases must take the kernels' per-element
 // or zero-filling paths and never fault or read past an operand.
 TEST_P(CudaKernel, PointerOffsets) {
   const Subject& r = GetParam();
@@ -316,7 +316,7 @@ TEST_P(CudaKernel, RefusesOtherDtypes) {
   d = make_desc(Case{.m = 16, .n = 16, .k = 16});
   d.b.dtype = DType::F16;  // mixed bf16 x fp16
   EXPECT_EQ(can_implement(d, opt).code, StatusCode::NotSupported);
-  // fp8 (the CPU's for now) and block scales (issue 13): refused, never run unscaled.
+  // fp8 (the CPU's for now) and block scales: refused, never run unscaled.
   for (DType t : {DType::E4M3, DType::E5M2}) {
     d = make_desc(Case{.m = 16, .n = 16, .k = 128});
     d.a.dtype = d.b.dtype = t;

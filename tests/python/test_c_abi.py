@@ -49,6 +49,21 @@ def test_valid_problem():
     np.testing.assert_array_equal(d[12:], 7.0)  # past D: untouched
 
 
+def test_schedule():
+    # The planner's choice, or a mode asked for: data-parallel runs; a mode outside the enum,
+    # or split-K asked for with split_k = 1 (whole tiles), is refused with D untouched.
+    for mode in (0, 1):
+        rc, st, d = call(problem(schedule=mode))
+        assert rc == 0 and st.code == 0, st.message
+        np.testing.assert_array_equal(d[:12], 5.0)
+    rc, st, d = call(problem(schedule=7))
+    assert rc < 0 and st.code == 1 and b"schedule 7" in st.message
+    np.testing.assert_array_equal(d, 7.0)
+    rc, st, d = call(problem(schedule=2, split_k=1))
+    assert rc < 0 and b"Options::schedule" in st.message, st.message
+    np.testing.assert_array_equal(d, 7.0)
+
+
 @pytest.mark.parametrize("field,value,position,name", [
     ("trans_a", 7, 1, b"transa"),
     ("m", -1, 3, b"m"),

@@ -1,4 +1,4 @@
-// RELIABILITY item 10 on the CPU: index arithmetic past 2^31 and 2^32 elements (lda * K over
+// On the CPU: index arithmetic past 2^31 and 2^32 elements (lda * K over
 // 2^31, an operand spanning more than 2^31 elements, a batch stride over 2^32), for every CPU
 // kernel that takes the problem and for the planner's choice. The operands live in sparse
 // mappings (mmap with MAP_NORESERVE: only the pages holding used elements are touched), so a

@@ -1,4 +1,4 @@
-// RELIABILITY item 1: every illegal argument yields InvalidValue naming the argument (netlib
+// Every illegal argument yields InvalidValue naming the argument (netlib
 // numbering), nothing runs, and every byte of the output is unchanged. C++ API and C ABI.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Harness self-tests (RELIABILITY.md item 13): verification runs before timing and gates it;
+// Harness self-tests: verification runs before timing and gates it;
 // a row forced wrong is Incorrect, untimed and out of the summary; rotated (cache-cold) timing
 // is measurably slower than warm timing on a cache-sized problem; the OpenBLAS baseline
 // agrees with the reference in every layout (the column-major restatement is right).

@@ -1,4 +1,4 @@
-// Harness self-tests (RELIABILITY.md item 13): the CSV header and the JSON schema are golden;
+// Harness self-tests: the CSV header and the JSON schema are golden;
 // rows that did not pass never enter the summary.
 #include <gtest/gtest.h>
 

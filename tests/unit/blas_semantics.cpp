@@ -1,5 +1,5 @@
-// RELIABILITY items 2-4 on every CPU kernel in the registry (reference, ladder, production):
-// quick returns, NaN/Inf rules, guard bands.
+// BLAS semantics on every CPU kernel in the registry (reference, ladder, production): quick
+// returns (M, N or batch 0; alpha 0 or K 0), NaN/Inf rules (beta 0 never reads C), guard bands.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -66,7 +66,7 @@ TEST(CliVerify, BadFlagsAreNamed) {
   EXPECT_NE(r.out.find("lda"), std::string::npos) << r.out;
 }
 
-// RELIABILITY items 1 and 16 in the CLI: a bad size, leading dimension or batch count is named
+// Bad arguments in the CLI: a bad size, leading dimension or batch count is named
 // with the API's Status (argument name and netlib position), exit 1, in every command that
 // takes a problem, before any buffer exists (these sizes would throw bad_alloc or
 // length_error if anything were allocated).

@@ -1,5 +1,4 @@
-// bench/problem_check: what every CLI command checks before it allocates (RELIABILITY items 1
-// and 16): the API's Status for bad arguments, 64-bit byte counts, free memory; and the reason
+// bench/problem_check: what every CLI command checks before it allocates: the API's Status for bad arguments, 64-bit byte counts, free memory; and the reason
 // a row without a kernel gives.
 #include "bench/problem_check.hpp"
 
