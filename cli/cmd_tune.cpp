@@ -58,10 +58,11 @@ int run_tune(const TuneOptions& o, CLI::App* cmd) {
       sweep_problems(o.problem, o.suite, backend, cmd->count("--dtype") > 0);
 
   std::vector<const dispatch::KernelInfo*> production;
-  // --kernel GLOB narrows the production kernels tried.
+  // The production kernels the planner ranks; --kernel GLOB picks among all production
+  // kernels instead (those reachable only by name included).
   for (const auto& k : dispatch::registry().all())
     if (k.backend == backend && k.role == dispatch::KernelRole::Production &&
-        (o.problem.kernel.empty() || dispatch::glob_match(o.problem.kernel, k.name)))
+        (o.problem.kernel.empty() ? k.planned : dispatch::glob_match(o.problem.kernel, k.name)))
       production.push_back(&k);
   if (production.empty()) {
     std::fprintf(stderr, "gemmkit tune: no %s production kernel%s\n",
