@@ -77,10 +77,12 @@ bool take_best(Plan& p, const std::vector<Candidate>& ranked, const Notes& note)
 // say which entry, and why it was not taken.
 bool take_tuned(Plan& p, const TuneEntry& e, const std::vector<Candidate>& ranked,
                 const Registry& reg, const GemmDesc& d, const Notes& note) {
-  char measured[96];
-  std::snprintf(measured, sizeof measured, "%.4g ms measured on ", e.measured_ms);
-  const std::string entry = "tuned: " + e.kernel + " " + std::string(mode_name(e.mode)) +
-                            " split " + std::to_string(e.split) + ", " + measured + e.device;
+  const auto entry = [&] {  // formatted only when the plan is explained
+    char measured[96];
+    std::snprintf(measured, sizeof measured, "%.4g ms measured on ", e.measured_ms);
+    return "tuned: " + e.kernel + " " + std::string(mode_name(e.mode)) + " split " +
+           std::to_string(e.split) + ", " + measured + e.device + " (" + tune_cache_path() + ")";
+  };
   const KernelInfo* k = reg.find(e.kernel.c_str());
   std::string why;
   if (k == nullptr)
@@ -94,7 +96,7 @@ bool take_tuned(Plan& p, const TuneEntry& e, const std::vector<Candidate>& ranke
   else if (Status s = k->can_implement(d); !s)
     why = to_string(s);
   if (!why.empty()) {
-    note.add([&] { return entry + " (" + tune_cache_path() + "): not used: " + why; });
+    note.add([&] { return entry() + ": not used: " + why; });
     return false;
   }
   double predicted = 0;
@@ -104,7 +106,7 @@ bool take_tuned(Plan& p, const TuneEntry& e, const std::vector<Candidate>& ranke
   p.launch = launch_of(k, e.mode, e.split, predicted);
   p.status = {};
   p.from_tune_cache = true;
-  note.add([&] { return entry + " (" + tune_cache_path() + "): chosen from the tune cache"; });
+  note.add([&] { return entry() + ": chosen from the tune cache"; });
   return true;
 }
 
