@@ -17,8 +17,8 @@
 #include "bench/problem_check.hpp"
 #include "bench/progress.hpp"
 #include "bench/report.hpp"
-#include "bench/suite.hpp"
 #include "cli/commands.hpp"
+#include "cli/problem_list.hpp"
 #include "cli/problem_options.hpp"
 #include "dispatch/planner.hpp"
 #include "dispatch/registry.hpp"
@@ -48,23 +48,6 @@ struct BenchOptions {
   std::string ledger_machine;
   std::vector<std::string> compare;
 };
-
-bench::BenchProblem make_problem(const std::string& name, const ProblemOptions& po) {
-  bench::BenchProblem p;
-  p.desc = po.desc();
-  // The epilogue in the name: the rows of a problem with and without it stay apart.
-  p.name = name;
-  const EpilogueDesc& e = p.desc.epilogue;
-  if (e.bias != BiasMode::None || e.act != Activation::None) {
-    p.name += " " + po.epilogue;
-    if (e.bias != BiasMode::None)
-      p.name += std::string(e.bias == BiasMode::Row ? " row" : " col") + " " +
-                std::string(dtype_name(e.bias_dtype));
-  }
-  p.alpha = po.alpha;
-  p.beta = po.beta;
-  return p;
-}
 
 // The candidates of one problem: the planner's pick, or registry kernels matching --kernel.
 // With none, *why says why (the planner's status and the reasons its kernels gave).
@@ -180,42 +163,8 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
     throw CLI::ValidationError("--format", "must be table, csv or json");
 
   // Problems: a suite, or the one shape of --m --n --k.
-  std::vector<bench::BenchProblem> problems;
-  const bool dtype_given = cmd->count("--dtype") > 0;
-  if (!o.suite.empty()) {
-    bench::Suite suite;
-    std::string err;
-    if (!bench::load_suite(o.suite, &suite, &err)) throw CLI::ValidationError("--suite", err);
-    for (const bench::SuiteEntry& e : suite.entries) {
-      ProblemOptions po = o.problem;
-      po.m = e.m;
-      po.n = e.n;
-      po.k = e.k;
-      po.batch = e.batch;
-      if (!dtype_given) {
-        auto it = suite.dtype.find(std::string(backend_name(backend)));
-        if (it != suite.dtype.end()) po.dtype = it->second;
-      }
-      for (const auto& [key, value] : e.options) {
-        if (key == "layout_a") po.layout_a = value;
-        else if (key == "layout_b") po.layout_b = value;
-        else if (key == "layout_c") po.layout_c = value;
-        else if (key == "trans_a") po.trans_a = value == "1";
-        else if (key == "trans_b") po.trans_b = value == "1";
-        else if (key == "beta") po.beta = std::stod(value);
-        else if (key == "dtype" && !dtype_given) po.dtype = value;
-      }
-      bench::BenchProblem p = make_problem(e.name, po);
-      if (!e.group_m.empty())
-        p.skip = "grouped GEMM (" + std::to_string(e.group_m.size()) +
-                 " groups) is not in gemmkit's API yet: nothing timed";
-      problems.push_back(p);
-    }
-  } else {
-    problems.push_back(make_problem(std::to_string(o.problem.m) + "x" + std::to_string(o.problem.n) +
-                                        "x" + std::to_string(o.problem.k),
-                                    o.problem));
-  }
+  const std::vector<bench::BenchProblem> problems =
+      sweep_problems(o.problem, o.suite, backend, cmd->count("--dtype") > 0);
 
   bench::HarnessSettings hs;
   hs.backend = backend;

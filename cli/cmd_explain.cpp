@@ -63,10 +63,17 @@ void add_explain_command(CLI::App& app) {
             j["limiter"].get<std::string>().c_str());
       print_candidates(p.candidates);
       for (const auto& r : p.reasons) std::printf("  - %s\n", r.c_str());
+      if (p.tuned)
+        std::printf("tuned: %s %s split %d, %.4g ms measured on %s (%s)\n", p.tuned->kernel.c_str(),
+                    std::string(dispatch::mode_name(p.tuned->mode)).c_str(), p.tuned->split,
+                    p.tuned->measured_ms, p.tuned->device.c_str(),
+                    p.from_tune_cache ? "the plan: from the tune cache"
+                                      : "not used: see the reasons above");
       if (p.status)
-        std::printf("plan: %s %s split %d [%s]\n", p.launch.kernel->name.c_str(),
+        std::printf("plan: %s %s split %d [%s] (%s)\n", p.launch.kernel->name.c_str(),
                     std::string(dispatch::mode_name(p.launch.mode)).c_str(), p.launch.split,
-                    dispatch::to_string(p.launch.config).c_str());
+                    dispatch::to_string(p.launch.config).c_str(),
+                    p.from_tune_cache ? "from the tune cache" : "not from the tune cache");
       else
         std::printf("plan: %s\n", to_string(p.status).c_str());
     }

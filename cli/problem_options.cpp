@@ -4,6 +4,7 @@
 
 #include "core/status.hpp"
 #include "core/view.hpp"
+#include "dispatch/tune_cache.hpp"
 
 namespace gemmkit::cli {
 
@@ -157,6 +158,9 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
   }
   cmd->add_option("--seed", seed, "seed of the U[-1,1] fills")->capture_default_str();
   cmd->add_flag("--json", json, "print one JSON object");
+  cmd->add_option("--tune-cache", tune_cache,
+                  "tuning cache FILE the planner reads (default: $GEMMKIT_TUNE_CACHE; tune: "
+                  "the file it writes, gemmkit-tune.json)");
 }
 
 Backend ProblemOptions::backend_value() const {
@@ -178,6 +182,10 @@ Options ProblemOptions::options() const {
   else if (schedule != "auto")
     throw CLI::ValidationError(
         "--schedule", "must be auto, data_parallel, split_k or stream_k, not '" + schedule + "'");
+  if (!tune_cache.empty() && tune_cache != tune_cache_applied_) {
+    dispatch::set_tune_cache_path(tune_cache);
+    tune_cache_applied_ = tune_cache;
+  }
   return Options{.backend = backend_value(),
                  .kernel = kernel.empty() ? nullptr : kernel.c_str(),
                  .split_k = split_k,

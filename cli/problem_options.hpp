@@ -42,6 +42,9 @@ struct ProblemOptions {
   std::string kernel;
   int split_k = 0;                  // Options::split_k
   std::string schedule = "auto";    // Options::schedule
+  // The tuning cache the planner reads (dispatch::set_tune_cache_path, applied by options());
+  // empty: GEMMKIT_TUNE_CACHE. `tune` writes it instead (default gemmkit-tune.json there).
+  std::string tune_cache;
 
   // Adds the flags to a subcommand. with_sizes=false leaves out --m/--n/--k (suites).
   // Sizes, leading dimensions and the batch count are read as text, so that a value that is
@@ -57,10 +60,12 @@ struct ProblemOptions {
   Backend backend_value() const;
   // Options from --backend, --kernel, --split-k and --schedule (the kernel name points into
   // this object). Throws CLI::ValidationError naming a bad flag.
+  // A --tune-cache FILE is handed to the planner here, once.
   Options options() const;
 
  private:
   Status parse_error_;  // the first size flag that was not a 64-bit integer
+  mutable std::string tune_cache_applied_;
 };
 
 // Throws ProblemError when `need` exceeds the free host or device memory.

@@ -14,6 +14,7 @@
 #include "bench/operand_sets.hpp"
 #include "bench/rotation.hpp"
 #include "dispatch/planner.hpp"
+#include "dispatch/tune_cache.hpp"
 #include "gemmkit/gemm.hpp"
 
 #ifndef GEMMKIT_GIT_COMMIT
@@ -37,17 +38,6 @@ std::string shell_line(const char* cmd) {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out;
-}
-
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto c = line.find(':');
-      return c == std::string::npos ? line : line.substr(c + 2);
-    }
-  return "unknown";
 }
 
 std::string env_or_empty(const char* name) {
@@ -302,7 +292,9 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
     Row r = base_row("gemmkit", c.kernel);
     r.config = c.config;
     r.cache = plan.describe();
-    r.ledger_pred_ms = c.reference ? std::nan("") : predict(d, p.beta, c.kernel);
+    r.ledger_pred_ms = c.own_plan    ? c.predicted_ms
+                       : c.reference ? std::nan("")
+                                     : predict(d, p.beta, c.kernel);
     // Time guard: a kernel far too slow for this size is reported, not run.
     if (c.reference && flop > s_.max_reference_flop) {
       r.note = "skipped: reference kernel above --max-reference-flop";
@@ -321,7 +313,8 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
       }
     }
     auto cand = make_gemmkit_provider(d, p.alpha, p.beta, c.kernel, c.config, s_.backend,
-                                      s_.threads, s_.split_k, s_.schedule);
+                                      s_.threads, c.own_plan ? c.split_k : s_.split_k,
+                                      c.own_plan ? c.schedule : s_.schedule);
     const Verified vc = verify(*cand, hc, sets, target);
     r.disposition = vc.disposition;
     r.check = vc.check;
@@ -419,7 +412,7 @@ nlohmann::json Harness::context() const {
                 {"llc_source", llc_.source},
                 {"policy", s_.warm ? "warm" : "rotate sets to exceed 2x LLC, else flush"}};
   c["pair_ratio"] = "ratio_baseline = median over alternating pairs of baseline/candidate";
-  c["host"] = {{"cpu_model", cpu_model()},
+  c["host"] = {{"cpu_model", dispatch::device_name(Backend::Cpu)},
                {"logical_cpus", std::thread::hardware_concurrency()}};
   c["threads"] = s_.backend == Backend::Cpu
                      ? (s_.threads > 0 ? s_.threads

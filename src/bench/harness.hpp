@@ -29,6 +29,12 @@ struct Candidate {
   std::string kernel;        // registered name
   std::string config;        // to_string(KernelInfo::config), as the row prints it
   bool reference = false;    // KernelRole::Reference: slow by design
+  // A plan of its own (gemmkit tune): Options::split_k and ::schedule of its calls instead of
+  // the settings'; the row's prediction is then the caller's (predicted_ms).
+  bool own_plan = false;
+  int split_k = 0;
+  Schedule schedule = Schedule::Auto;
+  double predicted_ms = 0;
 };
 
 struct HarnessSettings {

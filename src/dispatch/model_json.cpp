@@ -226,6 +226,11 @@ ExplainReport explain_report(const GemmDesc& desc, const Options& opt, double be
   json cands = json::array();
   for (const Candidate& c : p.candidates) cands.push_back(candidate_json(c));
   j["candidates"] = cands;
+  j["from_tune_cache"] = p.from_tune_cache;
+  if (p.tuned)
+    j["tuned"] = json{{"kernel", p.tuned->kernel}, {"mode", mode_name(p.tuned->mode)},
+                      {"split", p.tuned->split},   {"measured_ms", p.tuned->measured_ms},
+                      {"device", p.tuned->device}, {"file", tune_cache_path()}};
   if (p.status) {
     put_problem_figures(j, ledger::analyze(d, beta, machine));
     // The chosen plan's prediction: the ranked one, or (ladder, reference) from its config.

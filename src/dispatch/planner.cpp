@@ -73,6 +73,43 @@ bool take_best(Plan& p, const std::vector<Candidate>& ranked, const Notes& note)
   return true;
 }
 
+// The tuning cache's entry becomes the plan when its kernel can run it as recorded; the notes
+// say which entry, and why it was not taken.
+bool take_tuned(Plan& p, const TuneEntry& e, const std::vector<Candidate>& ranked,
+                const Registry& reg, const GemmDesc& d, const Notes& note) {
+  const auto entry = [&] {  // formatted only when the plan is explained
+    char measured[96];
+    std::snprintf(measured, sizeof measured, "%.4g ms measured on ", e.measured_ms);
+    return "tuned: " + e.kernel + " " + std::string(mode_name(e.mode)) + " split " +
+           std::to_string(e.split) + ", " + measured + e.device + " (" + tune_cache_path() + ")";
+  };
+  const KernelInfo* k = reg.find(e.kernel.c_str());
+  std::string why;
+  if (k == nullptr)
+    why = "no kernel of that name is registered";
+  else if (k->backend != p.backend)
+    why = "the kernel belongs to another backend";
+  else if (!k->config.supports(e.mode))
+    why = "the kernel has no such mode";
+  else if (e.mode == sched::Mode::SplitK ? e.split < 2 : e.split != 1)
+    why = "the split count does not fit the mode";
+  else if (Status s = k->can_implement(d); !s)
+    why = to_string(s);
+  if (!why.empty()) {
+    note.add([&] { return entry() + ": not used: " + why; });
+    return false;
+  }
+  double predicted = 0;
+  for (const Candidate& c : ranked)
+    if (c.status && c.kernel == k && c.mode == e.mode && c.split == e.split)
+      predicted = c.predicted_s();
+  p.launch = launch_of(k, e.mode, e.split, predicted);
+  p.status = {};
+  p.from_tune_cache = true;
+  note.add([&] { return entry() + ": chosen from the tune cache"; });
+  return true;
+}
+
 }  // namespace
 
 Backend resolve_backend(const Options& opt, const GemmArgs* args) noexcept {
@@ -208,7 +245,12 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   });
   for (const Candidate& c : ranked)
     if (!c.status) note.add([&] { return "skipped " + describe(c) + ": " + to_string(c.status); });
-  const bool found = take_best(p, ranked, note);
+  bool found = false;
+  if (forced == 0 && sched_req == Schedule::Auto) {
+    p.tuned = find_tuned(d, p.backend, beta, opt.threads);
+    if (p.tuned) found = take_tuned(p, *p.tuned, ranked, reg, d, note);
+  }
+  if (!found) found = take_best(p, ranked, note);
   if (with_reasons) p.candidates = std::move(ranked);
   if (found) return p;
   if (sched_req != Schedule::Auto) {

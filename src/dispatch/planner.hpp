@@ -7,6 +7,7 @@
 
 #include "dispatch/launch_plan.hpp"
 #include "dispatch/registry.hpp"
+#include "dispatch/tune_cache.hpp"
 #include "ledger/machine.hpp"
 #include "ledger/predict.hpp"
 
@@ -61,6 +62,10 @@ struct Plan {
   LaunchPlan launch;
   std::vector<Candidate> candidates;  // only with reasons (`explain`)
   std::vector<std::string> reasons;   // one line per decision (only when asked: `explain`)
+  // The tuning cache's entry for this problem (tune_cache.hpp), when the planner looked one up
+  // (no kernel forced, no split count or schedule requested), and whether the plan is it.
+  std::optional<TuneEntry> tuned;
+  bool from_tune_cache = false;
 };
 
 // The machine model the planner, `bench` (ledger_pred_ms) and `explain` reason with for a
@@ -79,6 +84,9 @@ Backend resolve_backend(const Options& opt, const GemmArgs* args) noexcept;
 
 // Expects a validated descriptor with defaulted lds. `args` (may be null) lets Auto look at
 // where the pointers live: device memory -> CUDA, host memory -> CPU, and gives beta.
+// A measured winner in the tuning cache (tune_cache.hpp) replaces the ranking's pick when no
+// kernel is forced and neither Options::split_k nor Options::schedule is set, and the kernel
+// is registered for the backend, has the mode, and can_implement accepts the problem.
 // `with_reasons` fills Plan::reasons and Plan::candidates; gemm() leaves it off so the hot path
 // formats no strings. Not cached: see plan_cache.hpp.
 Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args = nullptr,
