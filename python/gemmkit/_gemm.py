@@ -192,7 +192,7 @@ def gemm(
               A[10], A[2], A[3], A[4], B[10], B[2], B[3], B[4],
               cm[10], cm[2], cm[3], cm[4], D[10], D[2], D[3], D[4],
               be, 0, 0, 1, ctypes.addressof(name) if name is not None else 0, stream, ws,
-              ws_bytes)
+              ws_bytes, 0, 0)  # schedule: the planner's; reserved
     try:  # numpy and torch scalars too; c_double takes only float and int
         alpha, beta = float(alpha), float(beta)
     except (TypeError, ValueError):
