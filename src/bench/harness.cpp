@@ -55,15 +55,6 @@ std::string version_string(long long v, int major_div) {
 
 }  // namespace
 
-std::string dtypes_string(const GemmDesc& d) {
-  std::string s;
-  for (DType t : {d.a.dtype, d.b.dtype, d.c.dtype, d.d.dtype, d.compute}) {
-    if (!s.empty()) s += '/';
-    s += dtype_name(t);
-  }
-  return s;
-}
-
 std::string layouts_string(const GemmDesc& d) {
   const auto one = [](const char* name, Layout l, bool t) {
     return std::string(name) + "=" + std::string(layout_name(l)) + (t ? "^T" : "");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/cache_size.hpp"
+#include "core/describe.hpp"
 #include "bench/gpu_runtime.hpp"
 #include "bench/measure.hpp"
 #include "bench/report.hpp"
@@ -83,7 +84,7 @@ class Harness {
 };
 
 // "a/b/c/d/acc" and "A=col B=row^T C=col" as the rows write them.
-std::string dtypes_string(const GemmDesc& d);
+using core::dtypes_string;
 std::string layouts_string(const GemmDesc& d);
 // Minimum bytes of a call: A and B read once, C read if beta != 0, D written once.
 double min_bytes(const GemmDesc& d, double beta);

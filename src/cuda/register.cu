@@ -142,32 +142,32 @@ void register_cuda_kernels(Registry& r) {
         return gemv::run(d, a, o);
       },
   });
-  // M or N <= 16 with the weight's rows K-contiguous: the weight streamed once by TMA. Not
-  // ranked yet: on the H200 it takes 20-21 us at 16 x 4096 x 4096 against the decode tile's 19
-  // (each row block shared by CTAs costs ~3 us of fence, counter and reads on the critical
-  // path; docs/sm90.md); by name only until it beats it.
+  // M or N <= 16, the weight's rows K-contiguous: whole row blocks of the weight a CTA, the
+  // full K each, so no CTA waits on another.
   r.add(KernelInfo{
-      .name = "cuda.decode_tma_mma",
+      .name = "cuda.decode_rows_mma",
       .backend = Backend::Cuda,
       .role = KernelRole::Production,
-      .config = {.tile_m = 128,
-                 .tile_n = 16,
-                 .tile_k = 64,
-                 .stages = 8,
-                 .threads = 160,
+      // The tile: the small side (<= 16) by the rows of the weight one SM takes (32 at 4096
+      // rows on 132 SMs, 112 at 14336: rows_per_sm), K in stages of 128-512.
+      .config = {.tile_m = 16,
+                 .tile_n = 32,
+                 .tile_k = 512,
+                 .stages = 5,
+                 .threads = 288,
                  .swizzle = Swizzle::B128,
-                 .isa = Isa::MmaSync},
-      .note = "128 x 64 TMA boxes of the weight cut evenly over one CTA per SM, mma.sync, "
-              "shared row blocks reduced in a fixed order",
-      .priority = 60,
-      .can_implement = [](const GemmDesc& d) { return gemv::decode_can_implement(d); },
+                 .isa = Isa::MmaSync,
+                 .rows_per_sm = true},
+      .note = "whole row blocks of the weight a CTA (rows sized to fill the SMs), TMA ring of "
+              "(rows, 64) boxes, mma.sync, no split",
+      .priority = 70,
+      .can_implement = [](const GemmDesc& d) { return gemv::decode_rows_can_implement(d); },
       .run = [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {
-        return gemv::decode_run(d, a, o);
+        return gemv::decode_rows_run(d, a, o);
       },
       .workspace_bytes = [](const GemmDesc& d, const GemmArgs* a,
-                            const LaunchPlan&) { return gemv::decode_workspace_bytes(d, a); },
+                            const LaunchPlan&) { return gemv::decode_rows_workspace_bytes(d, a); },
       .pooled_workspace = true,
-      .planned = false,
   });
 }
 

@@ -101,6 +101,7 @@ std::string to_string(const KernelConfig& c) {
   if (first) o << "none";
   o << " raster=" << c.raster_group << " swizzle=" << swizzle_name(c.swizzle)
     << " isa=" << isa_name(c.isa);
+  if (c.rows_per_sm) o << " rows=per_sm";
   return o.str();
 }
 
@@ -148,6 +149,8 @@ KernelConfig parse_kernel_config(std::string_view text) {
       c.swizzle = read_enum(key, v, kSwizzles, swizzle_name);
     } else if (key == "isa") {
       c.isa = read_enum(key, v, kIsas, isa_name);
+    } else if (key == "rows" && v == "per_sm") {
+      c.rows_per_sm = true;
     } else {
       throw std::invalid_argument("kernel config: unknown key '" + std::string(key) + "'");
     }
@@ -173,6 +176,25 @@ ledger::TileConfig to_tile_config(const KernelConfig& c, DType acc, int split, s
   t.acc = acc;
   t.frag_m = c.frag_m;
   t.frag_n = c.frag_n;
+  return t;
+}
+
+ledger::TileConfig problem_tile_config(const KernelConfig& c, const GemmDesc& d, int sm_count,
+                                       int split, sched::Mode mode) {
+  ledger::TileConfig t = to_tile_config(c, d.compute, split, mode);
+  if (!c.rows_per_sm) return t;
+  const std::int64_t large = std::max(d.m, d.n), batch = std::max<std::int64_t>(1, d.batch);
+  const std::int64_t per_sm = (large * batch + std::max(1, sm_count) - 1) / std::max(1, sm_count);
+  const std::int64_t rows = std::clamp<std::int64_t>((per_sm + 7) / 8 * 8, 8, (large + 7) / 8 * 8);
+  if (d.m <= d.n) {
+    t.block_m = c.tile_m, t.block_n = rows;
+  } else {
+    t.block_m = rows, t.block_n = c.tile_m;
+  }
+  // Its ring fills the shared memory whatever the rows (one CTA an SM): as many stages of
+  // tile_k as fit in 192 KiB.
+  const std::int64_t stage = (t.block_m + t.block_n) * t.block_k * 2;
+  t.stages = static_cast<int>(std::max<std::int64_t>(1, (192 << 10) / std::max<std::int64_t>(1, stage)));
   return t;
 }
 

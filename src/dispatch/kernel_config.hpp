@@ -52,13 +52,17 @@ struct KernelConfig {
   int raster_group = 0;  // grouped rasterization panel height in tiles; 0 = plain order
   Swizzle swizzle = Swizzle::None;
   Isa isa = Isa::Portable;
+  // GPU: the large side of D is cut into one block of rows per SM (rows sized to the problem),
+  // so the ledger sizes that side of the tile per problem; tile_m then spans the small side.
+  bool rows_per_sm = false;
 
   bool supports(sched::Mode m) const noexcept { return has_mode(modes, m); }
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;
 };
 
 // "128x256x64 stages=4 threads=384 warpgroups=3 cluster=2x1 modes=data_parallel|split_k
-// raster=8 swizzle=128B isa=wgmma"; CPU configs add "frag=6x16". Every field is printed.
+// raster=8 swizzle=128B isa=wgmma"; CPU configs add "frag=6x16", row-cut kernels
+// "rows=per_sm". Every field is printed.
 std::string to_string(const KernelConfig& c);
 // The inverse of to_string (any order of the key=value parts after the tile). Throws
 // std::invalid_argument naming the part it cannot read.
@@ -71,6 +75,12 @@ bool is_filled(const KernelConfig& c) noexcept;
 // The ledger's view of a config for one accumulator type and split count.
 ledger::TileConfig to_tile_config(const KernelConfig& c, DType acc, int split = 1,
                                   sched::Mode mode = sched::Mode::DataParallel);
+
+// The same for one problem on a machine: a rows_per_sm config's tile spans the small side of
+// D by the rows one SM takes of the large side (multiples of 8).
+ledger::TileConfig problem_tile_config(const KernelConfig& c, const GemmDesc& d, int sm_count,
+                                       int split = 1,
+                                       sched::Mode mode = sched::Mode::DataParallel);
 
 // The fraction of a machine's peak (for the problem's class) that the instruction set can
 // reach: on a CPU the kernel's vector width over the machine's; 1 on the GPU (the builtin

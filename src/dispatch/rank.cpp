@@ -47,7 +47,8 @@ ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelCo
                                   sched::Mode mode, int split, const ledger::Machine& machine) {
   ledger::Coefficients co;
   co.compute_efficiency = isa_compute_efficiency(c.isa, machine.simd_bits);
-  return ledger::predict(d, beta, to_tile_config(c, d.compute, split, mode), machine, co);
+  return ledger::predict(d, beta, problem_tile_config(c, d, machine.sm_count, split, mode), machine,
+                         co);
 }
 
 sched::Mode mode_of(Schedule s) noexcept {
@@ -81,7 +82,8 @@ std::vector<Candidate> rank_candidates(const GemmDesc& d, double beta,
         try {
           c.prediction = predict_config(d, beta, cfg, mode, split, machine);
           const ledger::TileLedger t =
-              ledger::analyze_tile(d, to_tile_config(cfg, d.compute, split, mode), machine, beta);
+              ledger::analyze_tile(d, problem_tile_config(cfg, d, machine.sm_count, split, mode),
+                                   machine, beta);
           c.waves = t.waves;
           c.tail_efficiency = t.tail_efficiency;
         } catch (const std::exception& e) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/describe.hpp"
 #include "dispatch/kernel_config.hpp"
 #include "dispatch/plan_cache.hpp"
 #include "dispatch/registry.hpp"
@@ -41,15 +42,6 @@ std::string layouts_of(const GemmDesc& d) {
   };
   return one("A", d.a.layout, d.trans_a == Op::Trans) + " " +
          one("B", d.b.layout, d.trans_b == Op::Trans) + " " + one("C", d.c.layout, false);
-}
-
-std::string dtypes_of(const GemmDesc& d) {
-  std::string s;
-  for (DType t : {d.a.dtype, d.b.dtype, d.c.dtype, d.d.dtype, d.compute}) {
-    if (!s.empty()) s += '/';
-    s += dtype_name(t);
-  }
-  return s;
 }
 
 bool parse_mode(const std::string& s, sched::Mode* out) {
@@ -164,7 +156,7 @@ TuneEntry tune_key(const GemmDesc& d, Backend b, double beta, int threads) {
   TuneEntry e;
   e.backend = b;
   e.device = device_name(b);
-  e.dtypes = dtypes_of(d);
+  e.dtypes = core::dtypes_string(d);
   e.layouts = layouts_of(d);
   e.m = d.m, e.n = d.n, e.k = d.k, e.batch = d.batch;
   e.beta_zero = beta == 0.0;

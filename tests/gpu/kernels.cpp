@@ -125,6 +125,44 @@ Status run_device(bench::HostCase& hc, std::vector<std::uint8_t>& d_out, const O
   return st;
 }
 
+// Fills C with NaN (the call is beta == 0, so it must never be read).
+void fill_c_with_nan(bench::HostCase& hc, DType out) {
+  const std::int64_t elems = static_cast<std::int64_t>(
+      (hc.c.size() - bench::HostCase::kGuardBytes) * 8 / static_cast<std::size_t>(dtype_bits(out)));
+  for (std::int64_t i = 0; i < elems; ++i)
+    core::store_element(out, hc.c.data(), i, std::numeric_limits<double>::quiet_NaN());
+}
+
+// Runs hc twice under opt (operands at offset_bytes) and expects the same bits both times;
+// the first result is returned in `first`. False when a call failed.
+bool runs_repeatably(bench::HostCase& hc, const Options& opt, std::vector<std::uint8_t>& first,
+                     const std::string& what, const std::int64_t (&offset_bytes)[4] = {0, 0, 0, 0}) {
+  first = hc.d;
+  std::vector<std::uint8_t> second = hc.d;
+  const Status s1 = run_device(hc, first, opt, offset_bytes);
+  const Status s2 = run_device(hc, second, opt, offset_bytes);
+  EXPECT_TRUE(s1.ok() && s2.ok()) << what << ": " << to_string(s1) << " / " << to_string(s2);
+  EXPECT_TRUE(first == second) << what << ": not bitwise repeatable";
+  return s1.ok() && s2.ok();
+}
+
+// beta == 0 with NaN in C, the operands (A, B, D) `off` elements past 16 bytes, run twice:
+// right against the reference and the same bits both times.
+void expect_nan_c_offsets_repeat(const char* kernel, const Case& c, std::uint64_t seed,
+                                 std::int64_t off) {
+  const Options opt{.backend = Backend::Cuda, .kernel = kernel};
+  bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, seed);
+  const std::vector<std::uint8_t> d_before = hc.d;
+  fill_c_with_nan(hc, c.c);
+  std::vector<std::uint8_t> first;
+  const std::int64_t at[4] = {off * 2, off * 2, 0, off * 2};
+  const std::string what = std::string(kernel) + " " + describe(c, seed) + " offset " +
+                           std::to_string(off);
+  if (!runs_repeatably(hc, opt, first, what, at)) return;
+  const bench::Compare cmp = bench::compare_to_reference(hc, first, d_before);
+  EXPECT_TRUE(cmp.passed) << what << ": " << cmp.first_failure;
+}
+
 class CudaKernel : public ::testing::TestWithParam<Subject> {};
 
 TEST_P(CudaKernel, IsRegisteredAsCudaKernel) {
@@ -341,11 +379,7 @@ TEST_P(CudaKernel, BetaZeroNeverReadsC) {
       const Case c{.m = m, .n = r.tile_n + 3, .k = 70, .c = out, .d = out, .beta = 0.0};
       bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, ++seed);
       const std::vector<std::uint8_t> d_before = hc.d;
-      const std::int64_t elems =
-          static_cast<std::int64_t>((hc.c.size() - bench::HostCase::kGuardBytes) * 8 /
-                                    static_cast<std::size_t>(dtype_bits(out)));
-      for (std::int64_t i = 0; i < elems; ++i)
-        core::store_element(out, hc.c.data(), i, std::numeric_limits<double>::quiet_NaN());
+      fill_c_with_nan(hc, out);
       std::vector<std::uint8_t> d_out = hc.d;
       ASSERT_TRUE(run_device(hc, d_out, opt).ok());
       const bench::Compare cmp = bench::compare_to_reference(hc, d_out, d_before);
@@ -361,10 +395,8 @@ TEST_P(CudaKernel, BitwiseRepeatable) {
   const Case c{.m = 3 * r.tile_m + 1, .n = 2 * r.tile_n + 7, .k = 1000, .c = DType::F32,
                .d = DType::F32, .beta = 0.5};
   bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 900);
-  std::vector<std::uint8_t> first = hc.d, second = hc.d;
-  ASSERT_TRUE(run_device(hc, first, opt).ok());
-  ASSERT_TRUE(run_device(hc, second, opt).ok());
-  EXPECT_TRUE(first == second) << r.kernel;
+  std::vector<std::uint8_t> first;
+  runs_repeatably(hc, opt, first, r.kernel);
 }
 
 // Batched with a broadcast operand (batch stride 0) for A, then for B.
@@ -400,10 +432,8 @@ TEST_P(CudaKernel, SplitK) {
   const Case c{.m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32,
                .beta = 0.5};
   bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 1150);
-  std::vector<std::uint8_t> first = hc.d, second = hc.d;
-  ASSERT_TRUE(run_device(hc, first, opt).ok());
-  ASSERT_TRUE(run_device(hc, second, opt).ok());
-  EXPECT_TRUE(first == second) << r.kernel << " split-K is not bitwise repeatable";
+  std::vector<std::uint8_t> first;
+  runs_repeatably(hc, opt, first, std::string(r.kernel) + " split-K");
 }
 
 // Stream-K (a scheduler mode of the production kernels): 1.25 waves of tiles (all spread by K;
@@ -443,10 +473,8 @@ TEST_P(CudaKernel, StreamK) {
   const Case c{.m = m11, .n = waves(1.25), .k = 1000, .c = DType::F32, .d = DType::F32,
                .beta = 0.5};
   bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 1250);
-  std::vector<std::uint8_t> first = hc.d, second = hc.d;
-  ASSERT_TRUE(run_device(hc, first, opt).ok());
-  ASSERT_TRUE(run_device(hc, second, opt).ok());
-  EXPECT_TRUE(first == second) << r.kernel << " stream-K is not bitwise repeatable";
+  std::vector<std::uint8_t> first;
+  runs_repeatably(hc, opt, first, std::string(r.kernel) + " stream-K");
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, CudaKernel, ::testing::ValuesIn(kRungs),
@@ -522,25 +550,13 @@ TEST(CudaGemvKernel, LayoutsTakenAndRefused) {
 }
 
 TEST(CudaGemvKernel, OffsetsNaNCAndRepeats) {
-  const Options opt{.backend = Backend::Cuda, .kernel = kGemv};
   std::uint64_t seed = 2600;
-  for (std::int64_t off : {0, 1, 3}) {
-    const Case c{.m = 2, .n = 2000, .k = 1000, .la = Layout::RowMajor, .lb = Layout::ColMajor,
-                 .c = DType::BF16, .d = DType::BF16, .beta = 0.0};
-    bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, ++seed);
-    const std::vector<std::uint8_t> d_before = hc.d;
-    const std::int64_t elems = static_cast<std::int64_t>(
-        (hc.c.size() - bench::HostCase::kGuardBytes) * 8 / dtype_bits(DType::BF16));
-    for (std::int64_t e = 0; e < elems; ++e)
-      core::store_element(DType::BF16, hc.c.data(), e, std::numeric_limits<double>::quiet_NaN());
-    std::vector<std::uint8_t> first = hc.d, second = hc.d;
-    const std::int64_t at[4] = {off * 2, off * 2, 0, off * 2};
-    ASSERT_TRUE(run_device(hc, first, opt, at).ok());
-    ASSERT_TRUE(run_device(hc, second, opt, at).ok());
-    const bench::Compare cmp = bench::compare_to_reference(hc, first, d_before);
-    EXPECT_TRUE(cmp.passed) << "offset " << off << ": " << cmp.first_failure;
-    EXPECT_TRUE(first == second) << "offset " << off << ": not bitwise repeatable";
-  }
+  for (std::int64_t off : {0, 1, 3})
+    expect_nan_c_offsets_repeat(kGemv,
+                                Case{.m = 2, .n = 2000, .k = 1000, .la = Layout::RowMajor,
+                                     .lb = Layout::ColMajor, .c = DType::BF16, .d = DType::BF16,
+                                     .beta = 0.0},
+                                ++seed, off);
 }
 
 // Rows the TMA can read but that start off 128 bytes (ld 4600 bf16 = 9200 bytes) are copied
@@ -624,36 +640,44 @@ TEST(CudaDecodeKernel, TransposesLayoutsDtypes) {
 }
 
 TEST(CudaDecodeKernel, BetaZeroNeverReadsCAndRepeats) {
-  const Options opt{.backend = Backend::Cuda, .kernel = kDecode};
-  const Case c{.m = 8, .n = 4096, .k = 4096, .c = DType::BF16, .d = DType::BF16, .beta = 0.0};
-  bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 2200);
-  const std::vector<std::uint8_t> d_before = hc.d;
-  const std::int64_t elems = static_cast<std::int64_t>(
-      (hc.c.size() - bench::HostCase::kGuardBytes) * 8 / dtype_bits(DType::BF16));
-  for (std::int64_t i = 0; i < elems; ++i)
-    core::store_element(DType::BF16, hc.c.data(), i, std::numeric_limits<double>::quiet_NaN());
-  std::vector<std::uint8_t> first = hc.d, second = hc.d;
-  ASSERT_TRUE(run_device(hc, first, opt).ok());
-  ASSERT_TRUE(run_device(hc, second, opt).ok());
-  const bench::Compare cmp = bench::compare_to_reference(hc, first, d_before);
-  EXPECT_TRUE(cmp.passed) << cmp.first_failure;
-  EXPECT_TRUE(first == second) << "decode split-K is not bitwise repeatable";
+  expect_nan_c_offsets_repeat(
+      kDecode, Case{.m = 8, .n = 4096, .k = 4096, .c = DType::BF16, .d = DType::BF16, .beta = 0.0},
+      2200, 0);
 }
 
-// The decode kernel (cuda.decode_tma_mma): M or N <= 16, the weight's rows (the large side)
-// K-contiguous and read by the TMA; (row block, K-block) units cut evenly over the SMs, row
-// blocks shared by CTAs reduced by the last to finish. Cuts with one unit per CTA, row blocks
-// spread over dozens of CTAs, K tails (leading dimensions past K), both orientations, the
+// The row-block decode kernel (cuda.decode_rows_mma): M or N <= 16, the weight's rows (the
+// large side) K-contiguous and streamed through the TMA, whole row blocks a CTA over the full
+// K, nothing shared; x copied as K-contiguous rows on 16 bytes or as a packed M-major block
+// (other layouts refused; a base off 16 bytes served by the decode tile). Cuts of 24 to 112
+// rows a CTA (fewer are refused), K tails (leading dimensions past K), both orientations, the
 // layouts it takes and refuses, dtypes, batches (and a broadcast weight), alpha = 0, K = 0,
-// beta == 0 with NaN C, a base off 16 bytes (copied first), repeatable bits.
-constexpr const char* kStream = "cuda.decode_tma_mma";
+// beta == 0 with NaN C, a base off 16 bytes, repeatable bits.
+constexpr const char* kRows = "cuda.decode_rows_mma";
 
-TEST(CudaDecodeStream, SmallSideCutsAndKTails) {
+// Whether the row-block kernel takes the problem: the weight's rows K-contiguous, at least 24
+// rows of the large side per SM (48 when K > 8192), x K-contiguous (rows on 16 bytes) or
+// packed M-major, K a multiple of 8.
+bool takes(const GemmDesc& desc) {
+  const GemmDesc d = with_default_lds(desc);
+  const core::ProblemView v = core::make_view(d);
+  const bool small_m = d.m <= d.n;
+  const bool w_kcontig = small_m ? v.b.row == 1 : v.a.col == 1;
+  const std::int64_t rows_per_sm = std::max(d.m, d.n) / kSms;
+  if (!w_kcontig || rows_per_sm < 24 || (d.k > 8192 && rows_per_sm < 48)) return false;
+  const std::int64_t small = small_m ? d.m : d.n;
+  // x as (small, k): op(A) rows when M is small, op(B) columns when N is.
+  const std::int64_t s_k = small_m ? v.a.col : v.b.row, s_outer = small_m ? v.a.row : v.b.col;
+  const bool x_rows = s_k == 1 && (small == 1 || s_outer % 8 == 0);
+  const bool x_packed = s_outer == 1 && s_k == small;
+  return d.k % 8 == 0 && (x_rows || x_packed);
+}
+
+TEST(CudaDecodeRows, SmallSideCutsAndKTails) {
   std::uint64_t seed = 2700;
   int i = 0;
   for (std::int64_t small : {1, 2, 3, 8, 9, 16})
-    for (std::int64_t large : {5, 129, 1000, 14340})
-      for (std::int64_t k : {8, 520, 1001, 20000}) {
+    for (std::int64_t large : {5, 129, 1000, 4096, 14340})
+      for (std::int64_t k : {8, 520, 1000, 9000}) {
         if (large * k > 40'000'000) continue;
         const bool small_m = i++ % 2 == 0;
         const std::int64_t ld = (k + 7) / 8 * 8 + (i % 3 == 0 ? 8 : 0);  // rows on 16 bytes
@@ -662,12 +686,20 @@ TEST(CudaDecodeStream, SmallSideCutsAndKTails) {
                      .la = Layout::RowMajor, .lb = Layout::ColMajor, .lc = Layout::RowMajor,
                      .c = DType::F32, .d = i % 3 == 0 ? DType::F32 : DType::BF16,
                      .lda = ld, .ldb = ld, .alpha = 1.0, .beta = i % 4 == 0 ? 0.0 : 0.5};
-        expect_passes(kStream, c, ++seed);
+        if (!takes(make_desc(c))) {
+          EXPECT_EQ(can_implement(make_desc(c), Options{.backend = Backend::Cuda,
+                                                        .kernel = kRows})
+                        .code,
+                    StatusCode::NotSupported)
+              << describe(c, seed);
+          continue;
+        }
+        expect_passes(kRows, c, ++seed);
       }
 }
 
-TEST(CudaDecodeStream, LayoutsTakenAndRefused) {
-  const Options opt{.backend = Backend::Cuda, .kernel = kStream};
+TEST(CudaDecodeRows, LayoutsTakenAndRefused) {
+  const Options opt{.backend = Backend::Cuda, .kernel = kRows};
   std::uint64_t seed = 2800;
   const Layout both[] = {Layout::ColMajor, Layout::RowMajor};
   int taken = 0;
@@ -677,62 +709,77 @@ TEST(CudaDecodeStream, LayoutsTakenAndRefused) {
         for (Layout la : both)
           for (Layout lb : both)
             for (Layout lc : both) {
-              const Case c{.m = small_m ? 7 : 1000, .n = small_m ? 1000 : 7, .k = 1032, .ta = ta,
+              const Case c{.m = small_m ? 7 : 4100, .n = small_m ? 4100 : 7, .k = 1032, .ta = ta,
                            .tb = tb, .la = la, .lb = lb, .lc = lc,
                            .in = seed % 3 == 0 ? DType::F16 : DType::BF16, .alpha = -0.5,
                            .beta = 1.0};
-              const core::ProblemView v = core::make_view(with_default_lds(make_desc(c)));
-              const bool w_kcontig = small_m ? v.b.row == 1 : v.a.col == 1;
               const Status s = can_implement(make_desc(c), opt);
-              if (!w_kcontig) {
+              if (!takes(make_desc(c))) {
                 EXPECT_EQ(s.code, StatusCode::NotSupported) << describe(c, seed);
                 continue;
               }
               ++taken;
-              expect_passes(kStream, c, ++seed);
+              expect_passes(kRows, c, ++seed);
             }
+  // The weight is K-contiguous in half the layouts; x (7 x 1032, packed either way) always
+  // qualifies for the row-block kernel, and 4100 rows are 31 a CTA.
   EXPECT_EQ(taken, 32);
   EXPECT_EQ(can_implement(make_desc(Case{.m = 17, .n = 1000, .k = 64, .lb = Layout::ColMajor}),
                           opt)
                 .code,
             StatusCode::NotSupported);
   // Batches: packed, and the weight broadcast over them (batch stride 0).
-  expect_passes(kStream, Case{.m = 1000, .n = 5, .k = 520, .batch = 3, .alpha = 1.0, .beta = 1.0},
-                ++seed);
-  Case bc{.m = 4, .n = 3000, .k = 1024, .lb = Layout::ColMajor, .batch = 4, .beta = 0.5};
+  expect_passes(kRows,
+                Case{.m = 4000, .n = 5, .k = 520, .batch = 3, .alpha = 1.0, .beta = 1.0}, ++seed);
+  Case bc{.m = 4, .n = 4000, .k = 1024, .lb = Layout::ColMajor, .batch = 4, .beta = 0.5};
   GemmDesc d = make_desc(bc);
   d.b.batch_stride = 0;
   const bench::VerifyResult r = bench::verify_case(d, bc.alpha, bc.beta, opt, ++seed);
   EXPECT_EQ(r.disposition, bench::Disposition::Passed) << "broadcast weight: " << r.note << " "
                                                        << r.cmp.first_failure;
   // alpha = 0 and K = 0: only beta * C.
-  expect_passes(kStream, Case{.m = 3, .n = 2000, .k = 512, .lb = Layout::ColMajor, .alpha = 0.0,
-                              .beta = 0.5},
+  expect_passes(kRows, Case{.m = 3, .n = 4000, .k = 512, .lb = Layout::ColMajor,
+                                 .alpha = 0.0, .beta = 0.5},
                 ++seed);
-  expect_passes(kStream, Case{.m = 3, .n = 2000, .k = 0, .lb = Layout::ColMajor, .beta = 0.5},
-                ++seed);
+  expect_passes(kRows,
+                Case{.m = 3, .n = 4000, .k = 0, .lb = Layout::ColMajor, .beta = 0.5}, ++seed);
 }
 
-TEST(CudaDecodeStream, OffsetsNaNCAndRepeats) {
-  const Options opt{.backend = Backend::Cuda, .kernel = kStream};
+// The row-block kernel refuses what it cannot copy (the planner then takes another kernel):
+// x's rows off 16 bytes, an M-major x with padded columns, K not a multiple of 8; and fewer
+// than 24 rows of the weight per SM.
+TEST(CudaDecodeRows, RefusesWhatItCannotCopy) {
+  const Options opt{.backend = Backend::Cuda, .kernel = kRows};
+  const auto code = [&](const Case& c) { return can_implement(make_desc(c), opt).code; };
+  EXPECT_EQ(code(Case{.m = 4, .n = 4096, .k = 4096, .la = Layout::RowMajor,
+                      .lb = Layout::ColMajor, .lda = 4100}),
+            StatusCode::NotSupported);
+  EXPECT_EQ(code(Case{.m = 4, .n = 4096, .k = 4096, .la = Layout::ColMajor,
+                      .lb = Layout::ColMajor, .lda = 8}),
+            StatusCode::NotSupported);
+  EXPECT_EQ(code(Case{.m = 4, .n = 4096, .k = 4092, .la = Layout::RowMajor,
+                      .lb = Layout::ColMajor}),
+            StatusCode::NotSupported);
+  EXPECT_EQ(code(Case{.m = 4, .n = 2112, .k = 4096, .la = Layout::ColMajor,
+                      .lb = Layout::ColMajor}),
+            StatusCode::NotSupported);  // 16 rows a CTA
+  EXPECT_EQ(code(Case{.m = 4, .n = 4096, .k = 14336, .la = Layout::ColMajor,
+                      .lb = Layout::ColMajor}),
+            StatusCode::NotSupported);  // 31 rows a CTA over a long K
+  EXPECT_TRUE(can_implement(make_desc(Case{.m = 4, .n = 4096, .k = 4096, .la = Layout::ColMajor,
+                                           .lb = Layout::ColMajor}),
+                            opt)
+                  .ok());
+}
+
+TEST(CudaDecodeRows, OffsetsNaNCAndRepeats) {
   std::uint64_t seed = 2900;
-  for (std::int64_t off : {0, 1, 8}) {  // elements: 1 puts the weight off 16 bytes
-    const Case c{.m = 16, .n = 4096, .k = 4096, .la = Layout::RowMajor, .lb = Layout::ColMajor,
-                 .c = DType::BF16, .d = DType::BF16, .beta = 0.0};
-    bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, ++seed);
-    const std::vector<std::uint8_t> d_before = hc.d;
-    const std::int64_t elems = static_cast<std::int64_t>(
-        (hc.c.size() - bench::HostCase::kGuardBytes) * 8 / dtype_bits(DType::BF16));
-    for (std::int64_t e = 0; e < elems; ++e)
-      core::store_element(DType::BF16, hc.c.data(), e, std::numeric_limits<double>::quiet_NaN());
-    std::vector<std::uint8_t> first = hc.d, second = hc.d;
-    const std::int64_t at[4] = {off * 2, off * 2, 0, off * 2};
-    ASSERT_TRUE(run_device(hc, first, opt, at).ok());
-    ASSERT_TRUE(run_device(hc, second, opt, at).ok());
-    const bench::Compare cmp = bench::compare_to_reference(hc, first, d_before);
-    EXPECT_TRUE(cmp.passed) << "offset " << off << ": " << cmp.first_failure;
-    EXPECT_TRUE(first == second) << "offset " << off << ": not bitwise repeatable";
-  }
+  for (std::int64_t off : {0, 1, 8})  // elements: 1 puts the weight off 16 bytes
+    expect_nan_c_offsets_repeat(kRows,
+                                Case{.m = 16, .n = 4096, .k = 4096, .la = Layout::RowMajor,
+                                     .lb = Layout::ColMajor, .c = DType::BF16, .d = DType::BF16,
+                                     .beta = 0.0},
+                                ++seed, off);
 }
 
 }  // namespace

@@ -27,21 +27,22 @@ Status can_implement(const GemmDesc& d);
 // element; any layout of the small operand, C and D.
 Status run(const GemmDesc& d, const GemmArgs& args, const Options& opt);
 
-// The decode kernel (decode_tma.cu): min(M, N) <= kMaxDecode, run with the large side as M;
-// the large operand W streamed once through a TMA ring of 128 x 64 boxes, cut evenly over
-// one CTA per SM, its rows times the small columns on mma.sync. A row block shared by
-// several CTAs is reduced in a fixed order by the last to finish.
+// The decode kernels take min(M, N) <= kMaxDecode.
 inline constexpr std::int64_t kMaxDecode = 16;
 
-// NotSupported unless the sm90 family takes the problem, min(M, N) <= kMaxDecode, and W's
-// rows are K-contiguous with leading dimension and batch stride multiples of 8 elements.
-Status decode_can_implement(const GemmDesc& d);
+// The row-block decode kernel (decode_rows.cu): min(M, N) <= kMaxDecode, run with the large
+// side as M; each CTA streams whole rows of W over the full K through a TMA ring (rows per
+// CTA chosen so the blocks fill the SMs), so no output is shared and nothing is reduced across
+// CTAs.
+// NotSupported unless the sm90 family takes the problem, W's rows are K-contiguous on 16 bytes,
+// x is K-contiguous rows on 16 bytes or packed M-major, and K is a multiple of 8.
+Status decode_rows_can_implement(const GemmDesc& d);
 
-// Workspace a call may need (the partial sums of shared row blocks and their counters; or the
-// decode tile's, which serves a W whose base is off 16 bytes).
-std::size_t decode_workspace_bytes(const GemmDesc& d, const GemmArgs* args);
+// Workspace: none, unless args' pointers are off 16 bytes: then the decode tile's, which
+// serves such a call.
+std::size_t decode_rows_workspace_bytes(const GemmDesc& d, const GemmArgs* args);
 
-// Launches on opt.stream: any layout of the small operand, C and D.
-Status decode_run(const GemmDesc& d, const GemmArgs& args, const Options& opt);
+// Launches on opt.stream: any layout of C and D.
+Status decode_rows_run(const GemmDesc& d, const GemmArgs& args, const Options& opt);
 
 }  // namespace gemmkit::gemv

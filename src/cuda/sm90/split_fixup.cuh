@@ -9,30 +9,29 @@
 #include <cuda/atomic>
 
 #include "cuda/epilogue.cuh"
+#include "cuda/sm90/partial_tile.cuh"
 #include "cuda/ptx/sm90.cuh"
 #include "cuda/sm90/split_k.hpp"
 #include "sched/tile_scheduler.hpp"
 
 namespace gemmkit::sm90 {
 
-// The sum of pieces [r0, r1) of float4 e, in the order r0, r0 + 1, ...: eight loads in flight
-// at once (they do not depend on each other), then added in order; a piece at a time would wait
-// one L2 latency per piece.
+// The sum of pieces [r0, r1) of float4 e, in the order r0, r0 + 1, ...: kBatch loads in
+// flight at once (they do not depend on each other), then added in order. A group of
+// threads sums at most 17 pieces of a 132-way split, so 24 in flight is one L2 latency where
+// batches of 8 waited three; tiles wider than 128 keep 8 (24 spill beside their registers).
+template <int kBatch>
 __device__ __forceinline__ float4 sum_pieces(const float4* pieces, std::int64_t e,
                                              std::int64_t r0, std::int64_t r1, int tile_quads) {
-  constexpr int kBatch = 8;
   float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-  std::int64_t r = r0;
-  for (; r + kBatch <= r1; r += kBatch) {
+  for (std::int64_t r = r0; r < r1; r += kBatch) {
     float4 x[kBatch];
 #pragma unroll
-    for (int i = 0; i < kBatch; ++i) x[i] = __ldcg(pieces + (r + i) * tile_quads + e);
+    for (int i = 0; i < kBatch; ++i)
+      if (r + i < r1) x[i] = __ldcg(pieces + (r + i) * tile_quads + e);
 #pragma unroll
-    for (int i = 0; i < kBatch; ++i) v.x += x[i].x, v.y += x[i].y, v.z += x[i].z, v.w += x[i].w;
-  }
-  for (; r < r1; ++r) {
-    const float4 x = __ldcg(pieces + r * tile_quads + e);
-    v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+    for (int i = 0; i < kBatch; ++i)
+      if (r + i < r1) v.x += x[i].x, v.y += x[i].y, v.z += x[i].z, v.w += x[i].w;
   }
   return v;
 }
@@ -53,18 +52,14 @@ __device__ __forceinline__ void split_fixup(const gpu::Params& p, const SplitWor
   constexpr int kThreads = 256;
   constexpr int kQuads = BLK_N / 8;            // float4 values per thread
   constexpr int kTile = kQuads * kThreads;     // float4 values per piece
+  constexpr int kBatch = BLK_N <= 128 ? 24 : 8;
   float4* const pieces = reinterpret_cast<float4*>(ws.partial) + tile * splits * kTile;
   float4* const mine = pieces + w.split * kTile;
-#pragma unroll
-  for (int q = 0; q < kQuads; ++q)  // float4 q of every thread side by side: coalesced
-    __stcg(mine + q * kThreads + ct,
-           make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-  __threadfence();
-  ptx::named_barrier_sync(1, kThreads);
+  store_partial<BLK_N>(mine, acc, ct);
   cuda::atomic_ref<unsigned, cuda::thread_scope_device> flag(ws.flags[tile]);
   const auto s = static_cast<unsigned>(splits);
-  if (ct == 0) {
-    flag.fetch_add(1u, cuda::memory_order_release);
+  if (publish_partial(ct)) {
+    flag.fetch_add(1u, cuda::memory_order_relaxed);
     while (flag.load(cuda::memory_order_acquire) < s) {
     }
   }
@@ -83,12 +78,12 @@ __device__ __forceinline__ void split_fixup(const gpu::Params& p, const SplitWor
   const int ne = static_cast<int>(e1 - e0);
   const int groups = ne >= kThreads ? 1 : (kThreads / ne < 8 ? kThreads / ne : 8);
   if (groups == 1) {
-    for (std::int64_t e = e0 + ct; e < e1; e += kThreads) store(e, sum_pieces(pieces, e, 0, splits, kTile));
+    for (std::int64_t e = e0 + ct; e < e1; e += kThreads) store(e, sum_pieces<kBatch>(pieces, e, 0, splits, kTile));
   } else {
     const int g = ct / ne, i = ct % ne;
     if (g < groups)
       scratch[g * ne + i] =
-          sum_pieces(pieces, e0 + i, g * splits / groups, (g + 1) * splits / groups, kTile);
+          sum_pieces<kBatch>(pieces, e0 + i, g * splits / groups, (g + 1) * splits / groups, kTile);
     ptx::named_barrier_sync(1, kThreads);
     if (ct < ne) {
       float4 v = scratch[ct];

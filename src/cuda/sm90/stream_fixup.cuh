@@ -14,6 +14,7 @@
 #include <cuda/atomic>
 
 #include "cuda/ptx/sm90.cuh"
+#include "cuda/sm90/partial_tile.cuh"
 #include "cuda/sm90/split_k.hpp"
 #include "sched/tile_scheduler.hpp"
 
@@ -30,16 +31,10 @@ template <int BLK_N>
 __device__ __forceinline__ void stream_park(const SplitWorkspace& ws, std::int64_t slot,
                                             const float (&acc)[BLK_N / 2], int ct) {
   constexpr int kThreads = 256, kQuads = BLK_N / 8;
-  float4* const mine = reinterpret_cast<float4*>(ws.partial) + slot * kQuads * kThreads;
-#pragma unroll
-  for (int q = 0; q < kQuads; ++q)  // float4 q of every thread side by side: coalesced
-    __stcg(mine + q * kThreads + ct,
-           make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-  __threadfence();
-  ptx::named_barrier_sync(1, kThreads);
-  if (ct == 0)
+  store_partial<BLK_N>(reinterpret_cast<float4*>(ws.partial) + slot * kQuads * kThreads, acc, ct);
+  if (publish_partial(ct))
     cuda::atomic_ref<unsigned, cuda::thread_scope_device>(ws.flags[slot]).store(
-        1u, cuda::memory_order_release);
+        1u, cuda::memory_order_relaxed);
 }
 
 // The owner (worker `me`, its piece of stream-K tile index `sk_tile` among the tiles after the
