@@ -103,6 +103,31 @@ TEST(KernelConfig, TheLedgerReadsItsTile) {
   EXPECT_DOUBLE_EQ(isa_compute_efficiency(Isa::Wgmma, 0), 1.0);
 }
 
+// A rows_per_sm config (the decode kernel that gives each SM whole rows of the weight): the
+// ledger's tile spans the small side by the rows one SM takes of the large side, in either
+// orientation, with as many stages as fill 192 KiB; its text says so and reads back.
+TEST(KernelConfig, RowsPerSmTileSizedPerProblem) {
+  KernelConfig c = kSm90;
+  c.tile_m = 16, c.tile_n = 32, c.tile_k = 512, c.stages = 5, c.rows_per_sm = true;
+  EXPECT_EQ(parse_kernel_config(to_string(c)), c) << to_string(c);
+  EXPECT_NE(to_string(c).find("rows=per_sm"), std::string::npos);
+  const auto tile = [&](std::int64_t m, std::int64_t n) {
+    return problem_tile_config(c, GemmDesc{.m = m, .n = n, .k = 4096}, 132);
+  };
+  EXPECT_EQ(tile(16, 4096).block_m, 16);
+  EXPECT_EQ(tile(16, 4096).block_n, 32);  // 4096 / 132 = 31.03 -> 32
+  EXPECT_EQ(tile(4096, 16).block_m, 32);
+  EXPECT_EQ(tile(4096, 16).block_n, 16);
+  EXPECT_EQ(tile(4, 14336).block_n, 112);  // 108.6 -> 112
+  EXPECT_EQ(tile(4, 100).block_n, 8);  // at least 8 rows
+  const GemmDesc batched{.m = 4, .n = 100, .k = 64, .batch = 1000};  // 758 rows an SM
+  EXPECT_EQ(problem_tile_config(c, batched, 132).block_n, 104);  // never past the large side
+  EXPECT_EQ(tile(16, 4096).stages, (192 << 10) / ((16 + 32) * 512 * 2));
+  EXPECT_EQ(tile(4, 14336).stages, 1);
+  // Without the flag the problem does not change the tile.
+  EXPECT_EQ(problem_tile_config(kSm90, GemmDesc{.m = 16, .n = 4096, .k = 64}, 132).block_n, 256);
+}
+
 // Every kernel in the registry (CPU, and CUDA when built with it) carries a filled config
 // whose tile the ledger accepts, and the ISA its name says.
 TEST(KernelConfig, EveryRegisteredKernelHasAFilledConfig) {
