@@ -20,6 +20,7 @@
 #include "dispatch/registry.hpp"
 #include "gemmkit/convert.hpp"
 #include "gemmkit/gemm.hpp"
+#include "support/xwt_case.hpp"
 
 namespace gemmkit {
 namespace {
@@ -38,23 +39,15 @@ struct Types {
 constexpr Types kTypes[] = {
     {DType::F32, DType::F32}, {DType::BF16, DType::BF16}, {DType::BF16, DType::F32}};
 
-// x @ W^T as serving stacks call it: A (M, K) row-major, B = W^T (K, N) column-major (W's rows
-// K-contiguous), C and D (M, N) row-major. The first rows of A and C are a prefix of the
-// buffers, so a small problem reads the big one's first rows in place. `fused`: a per-column
-// scale of B, a column bias and GELU.
+// x @ W^T (support/xwt_case.hpp). `fused`: a per-column scale of B, a column bias and GELU.
 GemmDesc desc_of(std::int64_t m, Shape s, Types t, bool fused = false) {
-  GemmDesc d{.m = m, .n = s.n, .k = s.k};
-  d.a = {t.in, Layout::RowMajor, 0, 0};
-  d.b = {t.in, Layout::ColMajor, 0, 0};
-  d.c = {t.out, Layout::RowMajor, 0, 0};
-  d.d = {t.out, Layout::RowMajor, 0, 0};
-  d.compute = DType::F32;
+  GemmDesc d = test::xwt_desc(m, s.n, s.k, t.in, t.out);
   if (fused) {
     d.scale_b.mode = ScaleMode::Column;
     d.epilogue.bias = BiasMode::Column;
     d.epilogue.act = Activation::GeluErf;
   }
-  return with_default_lds(d);
+  return d;
 }
 
 // `count` values U[-1, 1] stored as `t` (f32 or bf16).

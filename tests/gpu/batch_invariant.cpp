@@ -24,6 +24,7 @@
 #include "gemmkit/convert.hpp"
 #include "gemmkit/gemm.hpp"
 #include "support/gpu_test.hpp"
+#include "support/xwt_case.hpp"
 
 namespace gemmkit {
 namespace {
@@ -45,16 +46,9 @@ struct Types {
 constexpr Types kTypes[] = {
     {DType::BF16, DType::F32}, {DType::BF16, DType::BF16}, {DType::F16, DType::F16}};
 
-// x @ W^T: A (M, K) row-major, B = W^T (K, N) column-major, C and D (M, N) row-major; a small
-// problem's A and C are the first rows of the big one's buffers.
+// x @ W^T (support/xwt_case.hpp): a small problem's A and C are the big one's first rows.
 GemmDesc desc_of(std::int64_t m, Shape s, Types t) {
-  GemmDesc d{.m = m, .n = s.n, .k = s.k};
-  d.a = {t.in, Layout::RowMajor, 0, 0};
-  d.b = {t.in, Layout::ColMajor, 0, 0};
-  d.c = {t.out, Layout::RowMajor, 0, 0};
-  d.d = {t.out, Layout::RowMajor, 0, 0};
-  d.compute = DType::F32;
-  return with_default_lds(d);
+  return test::xwt_desc(m, s.n, s.k, t.in, t.out);
 }
 
 std::size_t bytes_of(std::int64_t count, DType t) {
