@@ -64,6 +64,7 @@ std::vector<bench::Candidate> candidates_for(const GemmDesc& desc, Backend backe
     o.backend = backend;
     o.split_k = req.split_k;
     o.schedule = req.schedule;
+    o.batch_invariant = req.batch_invariant;
     const dispatch::Plan plan = dispatch::make_plan(with_default_lds(desc), o);
     if (plan.status && plan.launch.kernel)
       add(*plan.launch.kernel);
@@ -173,9 +174,11 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
   hs.measure.rep_ms = o.quick ? 20 : o.rep_ms;
   hs.measure.min_reps = o.min_reps;
   hs.threads = o.threads;
-  const Options request = o.problem.options();  // --split-k, --schedule (validated here)
+  // --split-k, --schedule, --batch-invariant (validated here)
+  const Options request = o.problem.options();
   hs.split_k = request.split_k;
   hs.schedule = request.schedule;
+  hs.batch_invariant = request.batch_invariant;
   hs.seed = o.problem.seed;
   hs.check.max_reference_flop = o.max_reference_check_flop;
   hs.warm = o.warm;

@@ -61,6 +61,11 @@ void add_explain_command(CLI::App& app) {
             j["ridge_point"].get<double>(), j["bound"].get<std::string>().c_str(),
             j["t_floor_s"].get<double>() * 1e6, j["predicted_s"].get<double>() * 1e6,
             j["limiter"].get<std::string>().c_str());
+      if (o.batch_invariant)
+        std::printf(
+            "batch_invariant: the plan was ranked for M = %lld (the reference M), not "
+            "%lld; the same plan serves every M; the candidates' times are for that M\n",
+            (long long)kBatchInvariantM, (long long)d.m);
       print_candidates(p.candidates);
       for (const auto& r : p.reasons) std::printf("  - %s\n", r.c_str());
       if (p.tuned)

@@ -14,9 +14,10 @@ void add_kernels_command(CLI::App& app) {
   cmd->callback([pattern] {
     for (const dispatch::KernelInfo* k : dispatch::registry().match(*pattern)) {
       const std::string role(dispatch::kernel_role_name(k->role));
-      std::printf("%-40s %-5s %-10s %s  (%s)\n", k->name.c_str(),
+      std::printf("%-40s %-5s %-10s %s  (%s)%s\n", k->name.c_str(),
                   std::string(backend_name(k->backend)).c_str(), role.c_str(),
-                  dispatch::to_string(k->config).c_str(), k->note.c_str());
+                  dispatch::to_string(k->config).c_str(), k->note.c_str(),
+                  k->m_invariant ? " [M-invariant]" : "");
     }
   });
 }

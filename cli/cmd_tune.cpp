@@ -54,6 +54,10 @@ int run_tune(const TuneOptions& o, CLI::App* cmd) {
   ProblemOptions request_flags = o.problem;
   request_flags.tune_cache.clear();  // the file is this command's output, not the planner's input
   const Options request = request_flags.options();  // --split-k, --schedule, --kernel validated
+  if (request.batch_invariant)
+    throw CLI::ValidationError("--batch-invariant",
+                               "tune measures winners for one M; a batch-invariant plan reads "
+                               "no tuning cache");
   const std::vector<bench::BenchProblem> problems =
       sweep_problems(o.problem, o.suite, backend, cmd->count("--dtype") > 0);
 

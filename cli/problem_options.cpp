@@ -155,6 +155,10 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
     cmd->add_option("--schedule", schedule,
                     "scheduler mode: auto, data_parallel, split_k or stream_k")
         ->capture_default_str();
+    cmd->add_flag("--batch-invariant", batch_invariant,
+                  "each row of D gets the same bits whatever M is: the plan of M = " +
+                      std::to_string(kBatchInvariantM) +
+                      ", data-parallel, M-invariant kernels (Options::batch_invariant)");
   }
   cmd->add_option("--seed", seed, "seed of the U[-1,1] fills")->capture_default_str();
   cmd->add_flag("--json", json, "print one JSON object");
@@ -186,10 +190,18 @@ Options ProblemOptions::options() const {
     dispatch::set_tune_cache_path(tune_cache);
     tune_cache_applied_ = tune_cache;
   }
+  if (batch_invariant && split_k > 1)
+    throw CLI::ValidationError("--batch-invariant",
+                               "contradicts --split-k " + std::to_string(split_k) +
+                                   ": K pieces change each element's summation order");
+  if (batch_invariant && (s == Schedule::SplitK || s == Schedule::StreamK))
+    throw CLI::ValidationError("--batch-invariant",
+                               "contradicts --schedule " + schedule + ": whole output tiles only");
   return Options{.backend = backend_value(),
                  .kernel = kernel.empty() ? nullptr : kernel.c_str(),
                  .split_k = split_k,
-                 .schedule = s};
+                 .schedule = s,
+                 .batch_invariant = batch_invariant};
 }
 
 GemmDesc ProblemOptions::desc() const {

@@ -42,6 +42,7 @@ struct ProblemOptions {
   std::string kernel;
   int split_k = 0;                  // Options::split_k
   std::string schedule = "auto";    // Options::schedule
+  bool batch_invariant = false;     // Options::batch_invariant
   // The tuning cache the planner reads (dispatch::set_tune_cache_path, applied by options());
   // empty: GEMMKIT_TUNE_CACHE. `tune` writes it instead (default gemmkit-tune.json there).
   std::string tune_cache;
@@ -49,7 +50,8 @@ struct ProblemOptions {
   // Adds the flags to a subcommand. with_sizes=false leaves out --m/--n/--k (suites).
   // Sizes, leading dimensions and the batch count are read as text, so that a value that is
   // not a 64-bit integer is reported like any other bad argument (ProblemError from desc()).
-  // with_schedule=false leaves out --split-k/--schedule (`ledger` has a --split-k of its own).
+  // with_schedule=false leaves out --split-k/--schedule/--batch-invariant (`ledger` has a
+  // --split-k of its own).
   void add_to(CLI::App* cmd, bool with_sizes = true, bool with_schedule = true);
   // Turns the flags into a validated descriptor (bench::validate_problem: the API's rules
   // plus byte counts that fit 64 bits). Throws CLI::ValidationError naming the flag on a bad
@@ -58,8 +60,9 @@ struct ProblemOptions {
   // dimension or batch count. Allocates nothing.
   GemmDesc desc() const;
   Backend backend_value() const;
-  // Options from --backend, --kernel, --split-k and --schedule (the kernel name points into
-  // this object). Throws CLI::ValidationError naming a bad flag.
+  // Options from --backend, --kernel, --split-k, --schedule and --batch-invariant (the kernel
+  // name points into this object). Throws CLI::ValidationError naming a bad flag, and one
+  // naming --batch-invariant when --split-k or --schedule contradicts it.
   // A --tune-cache FILE is handed to the planner here, once.
   Options options() const;
 

@@ -143,6 +143,11 @@ struct GemmArgs {
 // planner's count); StreamK: the last tiles' K-iterations spread evenly over the SMs.
 enum class Schedule : std::uint8_t { Auto, DataParallel, SplitK, StreamK };
 
+// Options::batch_invariant plans every problem as if it had this many rows: a large batch, so
+// that every M runs the kernel and tile a prefill-sized batch would get (many output tiles per
+// SM or core, where the ranking is about throughput, not about filling the machine).
+inline constexpr std::int64_t kBatchInvariantM = 4096;
+
 struct Options {
   Backend backend = Backend::Auto;
   void* stream = nullptr;          // cudaStream_t for the CUDA backend
@@ -153,6 +158,16 @@ struct Options {
   int threads = 0;                 // CPU threads; 0 = all cores
   int split_k = 0;                 // split-K pieces; 0 = the planner's choice
   Schedule schedule = Schedule::Auto;
+  // Each row of D gets the same bits whatever M is: row i of an M-row problem equals row i of
+  // any larger problem whose first M rows of op(A) (and of C, of a row bias, of row scales) hold
+  // the same values, all else equal (N, K, B, dtypes, layouts, alpha, beta, epilogue, backend,
+  // device). The plan is chosen with M replaced by kBatchInvariantM, among the data-parallel modes
+  // of the kernels whose summation order per output element does not depend on M
+  // (KernelInfo::m_invariant): no split-K or stream-K, no GEMV / decode kernel, no kernel that
+  // swaps A and B when M is small; the tuning cache is not consulted. Options::split_k > 1, a
+  // split-K or stream-K Options::schedule, or a kernel forced by name that is not M-invariant is
+  // refused (InvalidValue / NotSupported naming the option). Costs speed where M is small.
+  bool batch_invariant = false;
 };
 
 // Shape of the stored operand (rows, cols) for a descriptor.

@@ -28,7 +28,7 @@ int gemmkit_dgemm(int layout, int transa, int transb, int64_t m, int64_t n, int6
  * D = alpha * op(A) * op(B) + beta * C, `batch` times, each operand `batch_stride` elements
  * after the previous one (0 broadcasts A, B or C). ld = 0 means packed, as in the C++ API.
  * Callers set `abi_version` to GEMMKIT_ABI_VERSION; a mismatch is refused (-NotSupported). */
-#define GEMMKIT_ABI_VERSION 2
+#define GEMMKIT_ABI_VERSION 3
 
 enum gemmkit_dtype {
   GEMMKIT_DTYPE_DEFAULT = 0, /* compute only: f64 for f64 inputs, i32 for ints, else f32 */
@@ -83,7 +83,10 @@ typedef struct gemmkit_problem {
   void* workspace;        /* device memory for CUDA, host memory for the CPU */
   size_t workspace_bytes;
   int32_t schedule; /* enum gemmkit_schedule (added in ABI version 2) */
-  int32_t reserved; /* 0 */
+  /* nonzero: each row of D gets the same bits whatever M is (gemmkit::Options::batch_invariant:
+   * the plan of M = 4096, data-parallel, M-invariant kernels; split_k > 1 or a split-K /
+   * stream-K schedule is refused). Was `reserved` (0) before ABI version 3. */
+  int32_t batch_invariant;
 } gemmkit_problem;
 
 /* The outcome of a call. `position` is what the int return value says (0, the argument's

@@ -82,6 +82,7 @@ def gemm(
     kernel=None,
     compute=None,
     workspace=None,
+    batch_invariant=False,
 ):
     """D = alpha * op(a) @ op(b) + beta * c, returned (written into `out` when given).
 
@@ -94,6 +95,8 @@ def gemm(
     int32 for int8). backend: "auto", "cpu" or "cuda"; kernel: a registered kernel's name.
     compute: the accumulate type ("f32", "f64", "i32"; default from the inputs). workspace: a
     buffer (array or tensor) the kernel may use (see the C API's workspace_size).
+    batch_invariant: each row of the result gets the same bits whatever the number of rows
+    of op(a) is (the plan of 4096 rows, data-parallel; Options::batch_invariant).
     Raises GemmError (GemmArgumentError, a ValueError, for illegal arguments) before
     anything runs; `out` is then untouched.
     """
@@ -192,7 +195,7 @@ def gemm(
               A[10], A[2], A[3], A[4], B[10], B[2], B[3], B[4],
               cm[10], cm[2], cm[3], cm[4], D[10], D[2], D[3], D[4],
               be, 0, 0, 1, ctypes.addressof(name) if name is not None else 0, stream, ws,
-              ws_bytes, 0, 0)  # schedule: the planner's; reserved
+              ws_bytes, 0, 1 if batch_invariant else 0)  # schedule: the planner's
     try:  # numpy and torch scalars too; c_double takes only float and int
         alpha, beta = float(alpha), float(beta)
     except (TypeError, ValueError):
@@ -225,17 +228,17 @@ def _promote_1d(x, name, first):
     return (x[None, :] if first else x[:, None]), True
 
 
-def matmul(a, b, *, out=None, backend="auto", kernel=None):
+def matmul(a, b, *, out=None, backend="auto", kernel=None, batch_invariant=False):
     """a @ b (numpy's and torch's matmul) for 1-D, 2-D and 3-D operands; a 2-D operand is
     broadcast over the batch of the other (batch stride 0). The result has the dtype a @ b
-    has (int32 for int8 inputs, f32 for mixed half/float inputs)."""
+    has (int32 for int8 inputs, f32 for mixed half/float inputs). batch_invariant: as gemm's."""
     if not (hasattr(a, "shape") and hasattr(b, "shape")):
         raise argument_error("a" if not hasattr(a, "shape") else "b",
                              "expected a numpy array or a torch tensor")
     a2, va = _promote_1d(a, "a", True)
     b2, vb = _promote_1d(b, "b", False)
     if va or vb:
-        r = gemm(a2, b2, backend=backend, kernel=kernel)
+        r = gemm(a2, b2, backend=backend, kernel=kernel, batch_invariant=batch_invariant)
         if va:
             r = r[..., 0, :]
         if vb:
@@ -244,4 +247,4 @@ def matmul(a, b, *, out=None, backend="auto", kernel=None):
             out[...] = r
             return out
         return r
-    return gemm(a, b, out=out, backend=backend, kernel=kernel)
+    return gemm(a, b, out=out, backend=backend, kernel=kernel, batch_invariant=batch_invariant)

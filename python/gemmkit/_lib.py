@@ -8,7 +8,7 @@ import os
 import struct
 import threading
 
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 ROW_MAJOR, COL_MAJOR = 101, 102
 NO_TRANS, TRANS = 111, 112
@@ -48,20 +48,20 @@ STATUS_NAMES = [
 #   4 x gemmkit_matrix {int32 dtype, layout; int64 ld, batch_stride} (a, b, c, d);
 #   int32 backend, threads, split_k, allow_fallback;
 #   const char* kernel; void* stream; void* workspace; size_t workspace_bytes;
-#   int32 schedule, reserved.
+#   int32 schedule, batch_invariant.
 PROBLEM = struct.Struct("=4i4q" + "2i2q" * 4 + "4i" + "4Q" + "2i")
 assert PROBLEM.size == 200 and ctypes.sizeof(ctypes.c_void_p) == 8, "gemmkit needs LP64"
 
 
 def pack_problem(m, n, k, batch=1, trans_a=False, trans_b=False, compute=0, a=(), b=(), c=(),
                  d=(), backend=0, threads=0, split_k=0, allow_fallback=1, kernel=0, stream=0,
-                 workspace=0, workspace_bytes=0, schedule=0):
+                 workspace=0, workspace_bytes=0, schedule=0, batch_invariant=0):
     """The bytes of a gemmkit_problem; a..d are (dtype code, layout, ld, batch_stride); kernel,
     stream and workspace are addresses (ints)."""
     return PROBLEM.pack(ABI_VERSION, TRANS if trans_a else NO_TRANS,
                         TRANS if trans_b else NO_TRANS, compute, m, n, k, batch, *a, *b, *c, *d,
                         backend, threads, split_k, allow_fallback, kernel or 0, stream or 0,
-                        workspace or 0, workspace_bytes, schedule, 0)
+                        workspace or 0, workspace_bytes, schedule, 1 if batch_invariant else 0)
 
 
 class Status(ctypes.Structure):

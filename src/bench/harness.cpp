@@ -108,7 +108,8 @@ double Harness::predict(const GemmDesc& desc, double beta, const std::string& ke
                     .kernel = kernel.empty() ? nullptr : kernel.c_str(),
                     .threads = s_.threads,
                     .split_k = s_.split_k,
-                    .schedule = s_.schedule};
+                    .schedule = s_.schedule,
+                    .batch_invariant = s_.batch_invariant};
     const GemmArgs args{.beta = beta};
     const dispatch::Plan p = dispatch::make_plan(d, o, &args);
     if (!p.status) return std::nan("");
@@ -305,7 +306,7 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
     }
     auto cand = make_gemmkit_provider(d, p.alpha, p.beta, c.kernel, c.config, s_.backend,
                                       s_.threads, c.own_plan ? c.split_k : s_.split_k,
-                                      c.own_plan ? c.schedule : s_.schedule);
+                                      c.own_plan ? c.schedule : s_.schedule, s_.batch_invariant);
     const Verified vc = verify(*cand, hc, sets, target);
     r.disposition = vc.disposition;
     r.check = vc.check;

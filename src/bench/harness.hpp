@@ -45,6 +45,7 @@ struct HarnessSettings {
   int threads = 0;                // CPU threads for gemmkit and OpenBLAS; 0 = all cores
   int split_k = 0;                // Options::split_k of every gemmkit call
   Schedule schedule = Schedule::Auto;  // Options::schedule of every gemmkit call
+  bool batch_invariant = false;        // Options::batch_invariant of every gemmkit call
   std::uint64_t seed = 1;
   CheckPolicy check;
   bool warm = false;              // no rotation, no flush (self-tests only)

@@ -39,11 +39,14 @@ class Provider {
   virtual Status call(const OperandSet& s, void* stream) = 0;
 };
 
-// A registered gemmkit kernel called through gemm() with Options::kernel set.
+// A registered gemmkit kernel called through gemm() with Options::kernel set (and
+// Options::split_k, ::schedule, ::batch_invariant as given).
 std::unique_ptr<Provider> make_gemmkit_provider(const GemmDesc& desc, double alpha, double beta,
-                                                const std::string& kernel, const std::string& config,
-                                                Backend backend, int threads, int split_k = 0,
-                                                Schedule schedule = Schedule::Auto);
+                                                const std::string& kernel,
+                                                const std::string& config, Backend backend,
+                                                int threads, int split_k = 0,
+                                                Schedule schedule = Schedule::Auto,
+                                                bool batch_invariant = false);
 
 // OpenBLAS through CBLAS (f32 and f64; other dtypes report unsupported()).
 std::unique_ptr<Provider> make_openblas_provider(const GemmDesc& desc, double alpha, double beta,

@@ -11,13 +11,15 @@ namespace {
 class GemmkitProvider final : public Provider {
  public:
   GemmkitProvider(const GemmDesc& desc, double alpha, double beta, std::string kernel,
-                  std::string config, Backend backend, int threads, int split_k, Schedule schedule)
+                  std::string config, Backend backend, int threads, int split_k, Schedule schedule,
+                  bool batch_invariant)
       : desc_(desc), alpha_(alpha), beta_(beta), kernel_(std::move(kernel)),
         config_(std::move(config)) {
     opt_.backend = backend;
     opt_.threads = threads;
     opt_.split_k = split_k;
     opt_.schedule = schedule;
+    opt_.batch_invariant = batch_invariant;
     opt_.kernel = kernel_.c_str();
     opt_.allow_fallback = false;  // time the kernel asked for, or say it cannot run
     if (Status s = can_implement(desc_, opt_); !s) {
@@ -69,9 +71,10 @@ class GemmkitProvider final : public Provider {
 std::unique_ptr<Provider> make_gemmkit_provider(const GemmDesc& desc, double alpha, double beta,
                                                 const std::string& kernel,
                                                 const std::string& config, Backend backend,
-                                                int threads, int split_k, Schedule schedule) {
+                                                int threads, int split_k, Schedule schedule,
+                                                bool batch_invariant) {
   return std::make_unique<GemmkitProvider>(desc, alpha, beta, kernel, config, backend, threads,
-                                           split_k, schedule);
+                                           split_k, schedule, batch_invariant);
 }
 
 }  // namespace gemmkit::bench

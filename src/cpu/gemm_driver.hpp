@@ -8,6 +8,10 @@
 //              a bf16 / fp16 D is narrowed there, once, from an f32 running sum (Driver::run)
 // Plus the variants that reuse it: a streaming GEMV for M == 1 or N == 1, deterministic
 // split-K for small M * N with long K, and strided batches.
+// Batch invariance (Options::batch_invariant, the packed path only): KC comes from K and the
+// ISA's block table, and no thread split changes a tile's arithmetic (Driver::run); what looks
+// at M is pinned: the orientation (oriented), the edge tiles' scalar write-back
+// (Driver::padded_tile), the small-M tile and the weight stream (gemm_isa_entries.hpp).
 #pragma once
 #include <omp.h>
 
@@ -43,6 +47,9 @@ struct Problem {
   Stored d_as = Stored::Native, c_as = Stored::Native;
   Scalar<T> alpha{1}, beta{0};
   EpilogueOperands ep;  // pointers at element 0 of the bias and the scale vectors
+  // Options::batch_invariant: the orientation is chosen as for kBatchInvariantM rows, and
+  // edge tiles take the full tiles' write-back (Driver::padded_tile).
+  bool invariant = false;
 };
 
 // D^T = B^T A^T: the same problem with the roles of M and N swapped. Used so that D's unit
@@ -107,13 +114,14 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
 // Picks the orientation of a problem for an MR x NR tile: the one that pads fewer output
 // elements to whole tiles (M = 16 against MR = 12 and NR = 32 wants M on the MR side), and on
 // a near tie (within 15%) the one where D's unit stride runs along N, so full tiles store from
-// registers.
+// registers. Under batch invariance, as for kBatchInvariantM rows: the same for every M.
 template <class T>
 Problem<T> oriented(const Problem<T>& p, int mr, int nr) {
   auto padded = [&](std::int64_t m, std::int64_t n) {
     return double((m + mr - 1) / mr * mr) * double((n + nr - 1) / nr * nr);
   };
-  const double keep = padded(p.m, p.n), swap = padded(p.n, p.m);
+  const std::int64_t m = p.invariant ? kBatchInvariantM : p.m;
+  const double keep = padded(m, p.n), swap = padded(p.n, m);
   const bool unit_keep = p.sd.col == 1, unit_swap = p.sd.row == 1;
   // Strided write-back costs some 10% of a K block, so padding must save more than that.
   if (swap < 0.85 * keep) return transposed(p);
@@ -331,9 +339,59 @@ struct Driver {
         e.ep.srow = f.srow ? f.srow + i : nullptr;  // every K block scales its own product
         e.ep.scol = f.scol ? f.scol + j : nullptr;
         e.fast = unit && e.mr == MR && e.nr == NR;
-        K::tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
+        if (p.invariant && unit && !e.fast)
+          padded_tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
+        else
+          K::tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
       }
     }
+  }
+
+  // An edge tile (fewer than MR rows or NR columns, unit-stride D and C) run as a full one on
+  // staging copies of its C, bias and scales, its valid corner copied into D: each element
+  // gets the register write-back it gets inside a full tile, so a row's bits do not depend on
+  // where M ends (batch invariance). The packed panels are zero past the edge.
+  static void padded_tile(std::int64_t kcp, const T* a, const T* b, const Epi<T>& e) {
+    constexpr int kMax = MR > NR ? MR : NR;
+    alignas(64) T d_tile[MR * NR];  // (MR, NR) stored as D, rows NR elements apart
+    alignas(64) T c_tile[MR * NR];  // (MR, NR) stored as C
+    alignas(64) T bias[kMax];
+    float srow[MR], scol[NR];
+    Epi<T> f = e;
+    f.mr = MR, f.nr = NR, f.fast = true;
+    f.d = d_tile, f.sd = {NR, 1};
+    // `rows` rows of `cols` elements of `bytes` each, `from_row` elements apart, to rows
+    // `to_row` apart.
+    auto copy_rows = [](void* to, std::int64_t to_row, const void* from, std::int64_t from_row,
+                        int rows, int cols, int bytes) {
+      for (int i = 0; i < rows; ++i)
+        std::memcpy(static_cast<char*>(to) + i * to_row * bytes,
+                    static_cast<const char*>(from) + i * from_row * bytes,
+                    static_cast<std::size_t>(cols) * bytes);
+    };
+    if (e.read_c) {
+      std::memset(c_tile, 0, sizeof c_tile);
+      copy_rows(c_tile, NR, e.c, e.sc.row, e.mr, e.nr, stored_bytes<T>(e.c_as));
+      f.c = c_tile, f.sc = {NR, 1};
+    }
+    if (e.ep.bias) {
+      std::memset(bias, 0, sizeof bias);
+      copy_rows(bias, 0, e.ep.bias, 0, 1, e.ep.bias_rows ? e.mr : e.nr,
+                stored_bytes<T>(e.ep.bias_as));
+      f.ep.bias = bias;
+    }
+    if (e.ep.srow) {
+      std::fill(srow, srow + MR, 0.0f);
+      std::copy(e.ep.srow, e.ep.srow + e.mr, srow);
+      f.ep.srow = srow;
+    }
+    if (e.ep.scol) {
+      std::fill(scol, scol + NR, 0.0f);
+      std::copy(e.ep.scol, e.ep.scol + e.nr, scol);
+      f.ep.scol = scol;
+    }
+    K::tile(kcp, a, b, f);
+    copy_rows(e.d, e.sd.row, d_tile, NR, e.mr, e.nr, stored_bytes<T>(e.d_as));
   }
 };
 
@@ -486,7 +544,9 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
   const bool reads_ab = args.alpha != 0.0 && desc.k > 0;
   if (desc.epilogue.amax_d) *args.amax_d = 0.0f;  // every tile of every entry folds into it
   auto one = [&](std::int64_t l, int nt) {
-    const Problem<T> p = oriented(make_problem<T>(desc, args, l), K::kMR, K::kNR);
+    Problem<T> entry = make_problem<T>(desc, args, l);
+    entry.invariant = opt.batch_invariant;
+    const Problem<T> p = oriented(entry, K::kMR, K::kNR);
     if (!reads_ab) return scale_only(p);
     switch (variant) {
       case Variant::Gemv:

@@ -11,13 +11,14 @@ namespace gemmkit::cpu {
 inline namespace GEMMKIT_CPU_ISA {
 
 inline Status sgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
+  // Both choices below look at M: under batch invariance neither is made (the packed Sgemm).
   // Weight-only decode shapes: integer weights streamed once (weight_stream.hpp).
-  if (weight_stream_applies(d)) return run_weight_stream(d, a, o), Status{};
+  if (!o.batch_invariant && weight_stream_applies(d)) return run_weight_stream(d, a, o), Status{};
   // A short side of at most 64 that the small-M tile pads less (M = 16: 8x32 fills both of
   // its tiles where 12x32 wastes a third) takes SgemmSmallM.
   const std::int64_t s = std::min(d.m, d.n);
   auto pad = [s](int mr) { return (s + mr - 1) / mr * mr; };
-  if (s <= 64 && pad(SgemmSmallM::kMR) < pad(Sgemm::kMR))
+  if (!o.batch_invariant && s <= 64 && pad(SgemmSmallM::kMR) < pad(Sgemm::kMR))
     run_batches<SgemmSmallM>(d, a, o, Variant::Packed);
   else
     run_batches<Sgemm>(d, a, o, Variant::Packed);

@@ -149,9 +149,10 @@ RunFn ignoring_plan(cpu::RunFn f) {
   };
 }
 
+// m_invariant: KernelInfo::m_invariant, with the reason at the call.
 KernelInfo production(std::string name, KernelConfig config, std::string note, int priority,
                       std::function<Status(const GemmDesc&)> supports, Isa isa, RunFn run,
-                      bool fused_epilogue = false) {
+                      bool m_invariant, bool fused_epilogue = false) {
   return KernelInfo{
       .name = std::move(name),
       .backend = Backend::Cpu,
@@ -166,8 +167,14 @@ KernelInfo production(std::string name, KernelConfig config, std::string note, i
       .run = std::move(run),
       .workspace_bytes = {},
       .fused_epilogue = fused_epilogue,
+      .m_invariant = m_invariant,
   };
 }
+
+// The packed kernels are M-invariant: KC from K, thread splits that leave each tile's sum
+// alone, and under Options::batch_invariant the orientation, tile and edge write-back pinned
+// (gemm_driver.hpp).
+constexpr bool kPackedMInvariant = true;
 
 void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
   const std::string isa = cpu::isa_name(k.isa);
@@ -191,18 +198,18 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
           if (d.d.dtype == DType::I32) return k.igemm(d, a, o);
           return k.sgemm(d, a, o);
         },
-        true));
+        kPackedMInvariant, true));
   } else {
     r.add(production("cpu.sgemm_" + isa + "_" + tile_name(k.sgemm_tile), s_cfg,
                      "inputs f32|bf16|f16 converted while packing, C and D f32|bf16|f16 rounded "
                      "in the write-back",
-                     base, sgemm_supports, k.isa, ignoring_plan(k.sgemm), true));
+                     base, sgemm_supports, k.isa, ignoring_plan(k.sgemm), kPackedMInvariant, true));
     r.add(production("cpu.dgemm_" + isa + "_" + tile_name(k.dgemm_tile), d_cfg, "f64", base,
-                     dgemm_supports, k.isa, ignoring_plan(k.dgemm), true));
+                     dgemm_supports, k.isa, ignoring_plan(k.dgemm), kPackedMInvariant, true));
     r.add(production("cpu.igemm_" + isa + "_" + tile_name(k.igemm_tile),
                      blocks_config(k.isa, k.igemm_tile, 4),
                      "i8 x i8 -> i32 exact; KC = K at run time (one K block)", base, igemm_supports,
-                     k.isa, ignoring_plan(k.igemm)));
+                     k.isa, ignoring_plan(k.igemm), kPackedMInvariant));
   }
   // The GEMV pads nothing: one output element is one unit of work.
   KernelConfig gemv_cfg = s_cfg;
@@ -214,7 +221,8 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
         if (!cpu::is_gemv_shape(d)) return GEMMKIT_UNSUPPORTED("gemv needs M == 1 or N == 1");
         return {};
       },
-      k.isa, ignoring_plan(k.gemv)));
+      // Not M-invariant: takes M == 1 only, with its own dot-product order.
+      k.isa, ignoring_plan(k.gemv), false));
   const cpu::SplitKFn splitk = k.splitk;
   const cpu::TileShape st = k.sgemm_tile, dt = k.dgemm_tile;
   r.add(production(
@@ -232,7 +240,9 @@ void register_isa(Registry& r, const cpu::IsaKernels& k, int base) {
       [splitk](const GemmDesc& d, const GemmArgs& a, const LaunchPlan& plan, const Options& o) {
         // The plan's count; 0 (forced by name with no count to give): the kernel's own policy.
         return splitk(d, a, o, plan.split > 1 ? std::min(plan.split, 64) : 0);
-      }));
+      },
+      // Not M-invariant: whether K is split, and into how many pieces, follows M x N.
+      false));
 }
 
 }  // namespace
@@ -259,7 +269,9 @@ void register_cpu_kernels(Registry& r) {
           },
       .workspace_bytes = {},
       .fused_epilogue = true,
+      .m_invariant = true,  // one fp64 sum per element in K order, whatever M is
   });
+  // The ladder rungs stay not M-invariant: fallbacks whose edge paths are not checked bitwise.
   register_ladder(r);
   register_isa(r, cpu::avx512_kernels(), 300);
   register_isa(r, cpu::avx2_kernels(), 200);

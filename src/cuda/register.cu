@@ -17,7 +17,8 @@ using LadderRun = Status (*)(const cuda_ladder::Problem&, cudaStream_t);
 
 // The ladder takes device pointers (the front door checked the arguments) and the stream of
 // the options; launch errors come back as ExecutionFailed, errors of the kernel itself at the
-// caller's next synchronization.
+// caller's next synchronization. Not M-invariant: fallbacks whose edge paths are not checked
+// bitwise.
 KernelInfo ladder_kernel(std::string name, KernelConfig config, std::string note, LadderRun run) {
   return KernelInfo{
       .name = std::move(name),
@@ -80,6 +81,9 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
             return sm90::workspace_bytes(cfg, plan.mode, d, a, plan.split);
           },
       .pooled_workspace = true,
+      // Data-parallel: one CTA tile sums its K steps in order, its orientation follows D's
+      // layout; large_m runs the transpose when N > M, so the orientation follows M.
+      .m_invariant = !cfg.large_m,
   };
 }
 
@@ -141,6 +145,7 @@ void register_cuda_kernels(Registry& r) {
       .run = [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {
         return gemv::run(d, a, o);
       },
+      .m_invariant = false,  // M <= 2 only, its own dot-product order
   });
   // M or N <= 16, the weight's rows K-contiguous: whole row blocks of the weight a CTA, the
   // full K each, so no CTA waits on another.
@@ -168,6 +173,7 @@ void register_cuda_kernels(Registry& r) {
       .workspace_bytes = [](const GemmDesc& d, const GemmArgs* a,
                             const LaunchPlan&) { return gemv::decode_rows_workspace_bytes(d, a); },
       .pooled_workspace = true,
+      .m_invariant = false,  // M or N <= 16 only, the large side as M, rows sized to the SMs
   });
 }
 

@@ -144,7 +144,8 @@ gemmkit::Status to_problem(const gemmkit_problem* p, Problem* out) {
                      .allow_fallback = p->allow_fallback != 0,
                      .threads = p->threads,
                      .split_k = p->split_k,
-                     .schedule = static_cast<Schedule>(p->schedule)};
+                     .schedule = static_cast<Schedule>(p->schedule),
+                     .batch_invariant = p->batch_invariant != 0};
   return {};
 }
 

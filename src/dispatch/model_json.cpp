@@ -227,6 +227,8 @@ ExplainReport explain_report(const GemmDesc& desc, const Options& opt, double be
   for (const Candidate& c : p.candidates) cands.push_back(candidate_json(c));
   j["candidates"] = cands;
   j["from_tune_cache"] = p.from_tune_cache;
+  j["batch_invariant"] = opt.batch_invariant;
+  if (p.planned_m > 0) j["planned_m"] = p.planned_m;  // the reference M the plan was ranked for
   if (p.tuned)
     j["tuned"] = json{{"kernel", p.tuned->kernel}, {"mode", mode_name(p.tuned->mode)},
                       {"split", p.tuned->split},   {"measured_ms", p.tuned->measured_ms},
@@ -262,7 +264,8 @@ json kernels_json(std::string_view pattern) {
                  {"config", to_string(k->config)},
                  {"note", k->note},
                  {"priority", k->priority},
-                 {"modes", modes_json(k->config.modes)}});
+                 {"modes", modes_json(k->config.modes)},
+                 {"m_invariant", k->m_invariant}});
   return a;
 }
 

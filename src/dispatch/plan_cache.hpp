@@ -13,8 +13,8 @@ inline constexpr std::size_t kPlanCacheCapacity = 4096;
 
 // make_plan(d, opt, args) without reasons, from the cache when this problem was planned
 // before. Only what the plan depends on is in the key: the descriptor, the chosen backend
-// (Auto resolved through args), the kernel name, the thread count, the split count asked for,
-// and whether beta is zero.
+// (Auto resolved through args), the kernel name, the thread count, the split count and
+// schedule asked for, Options::batch_invariant, and whether beta is zero.
 Plan cached_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args);
 
 // Entries now held, and the lookups answered from the cache since the start (for the tests).

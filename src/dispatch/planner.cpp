@@ -110,6 +110,20 @@ bool take_tuned(Plan& p, const TuneEntry& e, const std::vector<Candidate>& ranke
   return true;
 }
 
+// InvalidValue naming the option that contradicts Options::batch_invariant.
+Status check_batch_invariant(const Options& opt) {
+  if (opt.split_k > 1)
+    return GEMMKIT_INVALID(Arg::None, "Options::split_k = " + std::to_string(opt.split_k) +
+                                          " contradicts Options::batch_invariant: the K pieces "
+                                          "change each element's summation order");
+  if (opt.schedule == Schedule::SplitK || opt.schedule == Schedule::StreamK)
+    return GEMMKIT_INVALID(Arg::None,
+                           "Options::schedule = " + std::string(mode_name(mode_of(opt.schedule))) +
+                               " contradicts Options::batch_invariant: whole output "
+                               "tiles only (data_parallel)");
+  return {};
+}
+
 }  // namespace
 
 Backend resolve_backend(const Options& opt, const GemmArgs* args) noexcept {
@@ -153,12 +167,26 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   const Notes note{with_reasons ? &p.reasons : nullptr};
   const Registry& reg = registry();
   const double beta = args != nullptr ? args->beta : 0.0;
-  const int forced = opt.split_k;
-  if (forced > 0)
-    note.add(
-        [&] { return "split count " + std::to_string(forced) + ": requested (Options::split_k)"; });
-  const Schedule sched_req = opt.schedule;
-  if (sched_req != Schedule::Auto) {
+  if (opt.batch_invariant) {
+    if (p.status = check_batch_invariant(opt); !p.status) return p;
+    p.planned_m = kBatchInvariantM;
+    note.add([&] {
+      return "batch_invariant: planned for M = " + std::to_string(kBatchInvariantM) +
+             " (the reference M) instead of " + std::to_string(d.m) +
+             ": data-parallel, M-invariant kernels only, no tuning cache";
+    });
+  }
+  // The problem the ledger ranks: M replaced by the reference under batch_invariant.
+  GemmDesc planned = d;
+  if (opt.batch_invariant) planned.m = kBatchInvariantM;
+  // Under batch_invariant, whole output tiles only (split_k > 1 and the other modes refused).
+  const int forced = opt.batch_invariant ? 1 : opt.split_k;
+  if (opt.split_k > 0)
+    note.add([&] {
+      return "split count " + std::to_string(opt.split_k) + ": requested (Options::split_k)";
+    });
+  const Schedule sched_req = opt.batch_invariant ? Schedule::DataParallel : opt.schedule;
+  if (sched_req != Schedule::Auto && !opt.batch_invariant) {
     const bool split_mode = sched_req == Schedule::SplitK;
     if ((forced > 1 && !split_mode) || (forced == 1 && split_mode)) {
       p.status = GEMMKIT_INVALID(
@@ -184,6 +212,13 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
           Arg::Backend, "kernel '" + k->name + "' does not belong to the requested backend");
       return p;
     }
+    if (opt.batch_invariant && !k->m_invariant) {
+      p.status = GEMMKIT_UNSUPPORTED(
+          "kernel " + k->name +
+          ": its summation order or orientation depends on M, which Options::batch_invariant "
+          "forbids (`gemmkit kernels` marks the M-invariant ones)");
+      return p;
+    }
     if (p.status = k->can_implement(d); !p.status) return p;
     note.add([&] { return "kernel " + k->name + ": requested by name"; });
     const bool dp = k->config.supports(sched::Mode::DataParallel);
@@ -203,7 +238,7 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     // Its modes and split counts ranked by the ledger; without a count worth trying, the
     // data-parallel mode, or the split-K kernel's own policy.
     std::vector<Candidate> ranked = rank_candidates(
-        d, beta, {k}, planning_machine(p.backend, opt.threads), forced, sched_req);
+        planned, beta, {k}, planning_machine(p.backend, opt.threads), forced, sched_req);
     if (!take_best(p, ranked, note)) {
       const sched::Mode m = sched_req != Schedule::Auto ? mode_of(sched_req)
                             : dp                        ? sched::Mode::DataParallel
@@ -224,6 +259,11 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   const KernelInfo* reference = nullptr;
   for (const auto& k : reg.all()) {
     if (k.backend != p.backend) continue;
+    if (opt.batch_invariant && !k.m_invariant) {
+      if (k.role == KernelRole::Production && k.planned)
+        note.add([&] { return "skipped " + k.name + ": not M-invariant (batch_invariant)"; });
+      continue;
+    }
     if (k.role == KernelRole::Production) {
       if (k.planned) production.push_back(&k);
     }
@@ -234,7 +274,7 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   }
   const ledger::Machine machine = planning_machine(p.backend, opt.threads);
   std::vector<Candidate> ranked =
-      rank_candidates(d, beta, production, machine, forced, sched_req);
+      rank_candidates(planned, beta, production, machine, forced, sched_req);
   note.add([&] {
     int viable = 0;
     for (const Candidate& c : ranked) viable += c.status.ok();
@@ -252,8 +292,19 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   }
   if (!found) found = take_best(p, ranked, note);
   if (with_reasons) p.candidates = std::move(ranked);
+  if (found && opt.batch_invariant) {
+    // The kernel ranked for the reference M must take this M itself: another kernel would
+    // give these rows other bits.
+    if (Status s = p.launch.kernel->can_implement(d); !s) {
+      p.status = GEMMKIT_UNSUPPORTED("Options::batch_invariant: " + p.launch.kernel->name +
+                                     ", planned for M = " + std::to_string(kBatchInvariantM) +
+                                     ", refuses M = " + std::to_string(d.m) + ": " + to_string(s));
+      p.launch = {};
+    }
+    return p;
+  }
   if (found) return p;
-  if (sched_req != Schedule::Auto) {
+  if (sched_req != Schedule::Auto && !opt.batch_invariant) {
     p.status = GEMMKIT_UNSUPPORTED("Options::schedule = " +
                                    std::string(mode_name(mode_of(sched_req))) + ": no " +
                                    std::string(backend_name(p.backend)) +
@@ -290,8 +341,10 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     });
     return p;
   }
-  p.status = GEMMKIT_UNSUPPORTED("no " + std::string(backend_name(p.backend)) +
-                                 " kernel implements this problem");
+  p.status =
+      GEMMKIT_UNSUPPORTED("no " + std::string(opt.batch_invariant ? "M-invariant " : "") +
+                          std::string(backend_name(p.backend)) + " kernel implements this problem" +
+                          (opt.batch_invariant ? " (Options::batch_invariant)" : ""));
   return p;
 }
 

@@ -66,6 +66,8 @@ struct Plan {
   // (no kernel forced, no split count or schedule requested), and whether the plan is it.
   std::optional<TuneEntry> tuned;
   bool from_tune_cache = false;
+  // Under Options::batch_invariant: the M the plan was ranked for (kBatchInvariantM); else 0.
+  std::int64_t planned_m = 0;
 };
 
 // The machine model the planner, `bench` (ledger_pred_ms) and `explain` reason with for a
@@ -84,6 +86,9 @@ Backend resolve_backend(const Options& opt, const GemmArgs* args) noexcept;
 
 // Expects a validated descriptor with defaulted lds. `args` (may be null) lets Auto look at
 // where the pointers live: device memory -> CUDA, host memory -> CPU, and gives beta.
+// Options::batch_invariant ranks the problem with M = kBatchInvariantM among the M-invariant
+// kernels' data-parallel modes, skips the tuning cache, and refuses a problem the chosen kernel
+// cannot run at its own M (another kernel would give its rows other bits).
 // A measured winner in the tuning cache (tune_cache.hpp) replaces the ranking's pick when no
 // kernel is forced and neither Options::split_k nor Options::schedule is set, and the kernel
 // is registered for the backend, has the mode, and can_implement accepts the problem.

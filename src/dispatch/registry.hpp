@@ -41,6 +41,12 @@ struct KernelInfo {
   // False: reachable only by name (Options::kernel), never ranked by the planner: a kernel
   // whose measurements do not yet beat the ones it would replace.
   bool planned = true;
+  // True when the bits of each output element do not depend on M: the data-parallel mode's
+  // summation order, K blocking, orientation and write-back are chosen from N, K, the dtypes
+  // and the layouts alone (under Options::batch_invariant where the kernel reads it). Only
+  // these are planned, or taken by name, under Options::batch_invariant. Set per kernel with
+  // the reason.
+  bool m_invariant = false;
 };
 
 class Registry {

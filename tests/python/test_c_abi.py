@@ -64,6 +64,18 @@ def test_schedule():
     np.testing.assert_array_equal(d, 7.0)
 
 
+def test_batch_invariant():
+    # The flag plans for the reference M among the M-invariant kernels: the problem runs; with
+    # split_k = 2 or a split-K schedule it is refused naming both options, D untouched.
+    rc, st, d = call(problem(batch_invariant=1))
+    assert rc == 0 and st.code == 0, st.message
+    np.testing.assert_array_equal(d[:12], 5.0)
+    for bad in (dict(split_k=2), dict(schedule=3)):
+        rc, st, d = call(problem(batch_invariant=1, **bad))
+        assert rc < 0 and st.code == 1 and b"Options::batch_invariant" in st.message, st.message
+        np.testing.assert_array_equal(d, 7.0)
+
+
 @pytest.mark.parametrize("field,value,position,name", [
     ("trans_a", 7, 1, b"transa"),
     ("m", -1, 3, b"m"),

@@ -375,3 +375,19 @@ def test_ledger_is_the_commands_json():
                                      "--json"], check=True, capture_output=True,
                                     text=True).stdout)
     assert gemmkit.explain(33, 64, 9) == cli
+
+
+# ---- batch invariance: a row's bits do not depend on how many rows come with it ----
+
+
+@pytest.mark.parametrize("dt", ["f32", "f64"])
+def test_batch_invariant_rows(dt):
+    rng = np.random.default_rng(SEED)
+    x = rand(rng, (300, 200), dt)
+    w = rand(rng, (200, 96), dt)
+    full = gemmkit.gemm(x, w, backend="cpu", batch_invariant=True)
+    for m in (1, 7, 64):
+        part = gemmkit.gemm(x[:m], w, backend="cpu", batch_invariant=True)
+        assert part.tobytes() == full[:m].tobytes(), m
+    one = gemmkit.matmul(x[0], w, backend="cpu", batch_invariant=True)
+    assert one.tobytes() == full[0].tobytes()

@@ -1,7 +1,8 @@
 // The command's problem flags (cli/problem_options.cpp), parsed by the command's own code: each
 // --epilogue name gives its EpilogueDesc, --bias and --bias-dtype their mode and dtype (col and
 // f32 by default, f64 under an f64 accumulator), and a bad value or combination is a
-// CLI::ValidationError naming the flag (both flags for a bias flag without a bias epilogue).
+// CLI::ValidationError naming the flag (both flags for a bias flag without a bias epilogue);
+// --batch-invariant sets its option and refuses the flags that contradict it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -101,6 +102,34 @@ TEST(CliOptions, BadValuesNameTheFlag) {
   for (const char* t : {"i8", "e4m3", "i32", "f17"}) {
     what = validation_error(std::string("--epilogue bias-relu --bias-dtype ") + t);
     EXPECT_NE(what.find("--bias-dtype"), std::string::npos) << t << ": '" << what << "'";
+  }
+}
+
+// --batch-invariant sets Options::batch_invariant; with --split-k > 1 or a split-K / stream-K
+// --schedule it is a ValidationError naming --batch-invariant and the other flag.
+TEST(CliOptions, BatchInvariant) {
+  const auto options = [](const std::string& flags) {
+    CLI::App app;
+    ProblemOptions o;
+    o.add_to(&app);
+    app.parse(flags, false);
+    return o.options();
+  };
+  EXPECT_FALSE(options("--m 8").batch_invariant);
+  EXPECT_TRUE(options("--m 8 --batch-invariant").batch_invariant);
+  EXPECT_TRUE(options("--batch-invariant --split-k 1 --schedule data_parallel").batch_invariant);
+  for (const char* flags : {"--batch-invariant --split-k 2", "--batch-invariant --schedule split_k",
+                            "--batch-invariant --schedule stream_k"}) {
+    std::string what;
+    try {
+      (void)options(flags);
+    } catch (const CLI::ValidationError& e) {
+      what = e.what();
+    }
+    EXPECT_NE(what.find("--batch-invariant"), std::string::npos) << flags << ": '" << what << "'";
+    EXPECT_TRUE(what.find("--split-k") != std::string::npos ||
+                what.find("--schedule") != std::string::npos)
+        << flags << ": '" << what << "'";
   }
 }
 
