@@ -216,7 +216,7 @@ TEST(CudaBatchInvariant, MDependentKernelsAreRefused) {
     EXPECT_NE(st.message.find("Options::batch_invariant"), std::string::npos) << st.message;
     ++refused;
   }
-  EXPECT_GE(refused, 3);  // small-N, the 128x64 decode tile, the decode TMA kernel
+  EXPECT_GE(refused, 3);  // small-N, the 128x64 decode tile, the row-block decode kernel
 }
 
 #else
