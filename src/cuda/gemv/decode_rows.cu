@@ -5,7 +5,8 @@
 //
 // The cut: row blocks of R rows, R a multiple of 8 chosen on the host so that the blocks fill
 // the SMs in as few waves as possible (4096 rows on 132 SMs: 128 blocks of 32; 14336: 128 of
-// 112; 2112: 132 of 16). A stage holds R x KS of W (KS / 64 boxes of (R, 64), one TMA copy
+// 112; 7168: 128 of 56; fewer than 24 rows a CTA are refused, see decode_rows_can_implement).
+// A stage holds R x KS of W (KS / 64 boxes of (R, 64), one TMA copy
 // through a 3-D map when K is a multiple of 64; KS a multiple of 128 sized for ~32 KiB of W:
 // fewer, larger stages measured faster, the cost is per stage) and x's KS columns (bulk
 // copies of whole rows of x, or one copy of a packed M-major x).
@@ -56,7 +57,7 @@ constexpr int kMaxStages = 16;
 constexpr int kMinRowsPerSm = 24;
 constexpr int kSmemBudget = 227 * 1024;
 
-// The launch's geometry, computed on the host (rows_cut) and passed by value.
+// The launch's geometry, computed on the host (geometry_of) and passed by value.
 struct Geometry {
   int rows;        // R: W rows of a block (multiple of 8)
   int rows16;      // R rounded up to 16: the rows of the m16 tiles
