@@ -95,8 +95,13 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
     if (rows_contiguous && C == PackConvert::Copy && !Scaled && n == R) {
       // A whole panel of a unit-stride source: one fixed-size copy per K step.
       const T* in = static_cast<const T*>(src.base) + (r0 + rp) + p0 * src.s.col;
-      for (std::int64_t p = 0; p < kc; ++p)
+      for (std::int64_t p = 0; p < kc; ++p) {
+        // The same K step of the next panel (the next call's, when this is the last): a
+        // streamed B panel is packed right before its tiles, and its lines (one per K step,
+        // a leading dimension apart) would each miss all the way to DRAM.
+        __builtin_prefetch(in + p * src.s.col + R, 0, 2);
         std::memcpy(dst + p * R, in + p * src.s.col, sizeof(T) * R);
+      }
     } else if (rows_contiguous) {
       for (std::int64_t p = 0; p < kc; ++p) {
         T* out = dst + p * R;
