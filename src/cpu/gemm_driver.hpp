@@ -165,6 +165,9 @@ struct Driver {
       return 1;
   }();
   static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
+  // B micro-panels packed together when they stream past a single A block: 8 (4096 x 64 x
+  // 4096: 8 x 16 floats of each K step's source line in one run, 192 KiB packed, in L2).
+  static constexpr std::int64_t kStreamPanels = 8;
   // Where the running sum lives between K blocks: in D itself (base == nullptr), or, when D is
   // stored narrower than T (bf16 / fp16), in a T (M, N) buffer with N's stride 1 that only the
   // last K block reads and narrows into D, so that the result is rounded once.
@@ -185,7 +188,7 @@ struct Driver {
 
   // alpha != 0, K > 0. `nt` threads (1: no parallel region).
   //   one thread: jc -> pc (pack the (KC, NC) B block once) -> ic (pack A) -> macro-kernel;
-  //     with a single row block, B is streamed one micro-panel at a time through L1 instead;
+  //     with a single row block, B is streamed a few micro-panels at a time through L2 instead;
   //   a team, one row block (M <= MC): the threads split the B micro-panels, each packs the
   //     small A block itself and streams its own panels (no barrier);
   //   a team, several row blocks: BLIS's ic split. The team packs each (KC, NC) B block
@@ -211,9 +214,10 @@ struct Driver {
     const bool split_cols = nt > 1 && !shared_b && panels_n >= nt;
     const std::int64_t cols = split_cols ? (panels_n + nt - 1) / nt * NR : panels_n * NR;
     const std::int64_t NC = std::min(round_up(bs.nc, NR), cols);
-    // Per thread: the A block, then the B block (or one micro-panel) at a 64-byte boundary.
+    // Per thread: the A block, then the B block (or kStreamPanels micro-panels) at a 64-byte
+    // boundary.
     const std::int64_t b_at = round_up(MC * KC, 64);
-    const std::int64_t b_own = shared_b ? 0 : (n_ic == 1 ? NR : NC) * KC;
+    const std::int64_t b_own = shared_b ? 0 : (n_ic == 1 ? kStreamPanels * NR : NC) * KC;
     const std::size_t bytes = sizeof(T) * (b_at + b_own);
     for (int t = 0; t < nt; ++t) ws.a[t].get(bytes);
     const std::int64_t b_shared = round_up(NC * KC, 64);
@@ -224,18 +228,20 @@ struct Driver {
       sum.s = {p.n, 1};
     }
 
-    // Rows [i0, i0 + mc) against B micro-panels [q0, q1), each packed just before its use.
+    // Rows [i0, i0 + mc) against B micro-panels [q0, q1), packed kStreamPanels at a time
+    // just before their use.
     auto stream_block = [&](int tid, std::int64_t i0, std::int64_t mc, std::int64_t q0,
                             std::int64_t q1) {
       T* pa = static_cast<T*>(ws.a[tid].get(bytes));
-      T* panel = pa + b_at;  // (KC, NR), aligned for the kernel's aligned loads
+      T* panels = pa + b_at;  // (KC, kStreamPanels * NR), aligned for the kernel's loads
       for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
         const std::int64_t kc = std::min(KC, p.k - p0);
         pack<MR>(p.a, i0, mc, p0, kc, pa);
-        for (std::int64_t q = q0; q < q1; ++q) {
-          const std::int64_t j0 = q * NR, nc = std::min<std::int64_t>(NR, p.n - j0);
-          pack<NR>(p.bt, j0, nc, p0, kc, panel);
-          macro_kernel(p, sum, pa, panel, i0, mc, j0, nc, p0, kc, 0, 1);
+        for (std::int64_t q = q0; q < q1; q += kStreamPanels) {
+          const std::int64_t g = std::min(kStreamPanels, q1 - q);
+          const std::int64_t j0 = q * NR, nc = std::min(g * NR, p.n - j0);
+          pack<NR>(p.bt, j0, nc, p0, kc, panels);
+          macro_kernel(p, sum, pa, panels, i0, mc, j0, nc, p0, kc, 0, g);
         }
       }
     };

@@ -12,8 +12,11 @@ inline namespace GEMMKIT_CPU_ISA {
 
 inline Status sgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
   // Both choices below look at M: under batch invariance neither is made (the packed Sgemm).
-  // Weight-only decode shapes: integer weights streamed once (weight_stream.hpp).
-  if (!o.batch_invariant && weight_stream_applies(d)) return run_weight_stream(d, a, o), Status{};
+  // Weight-only decode shapes: integer weights streamed once (weight_stream.hpp); on AVX2 also
+  // f32 M = 2..16 with a K-contiguous B, whose 6x16 packed path would transpose all of B.
+  if (!o.batch_invariant &&
+      (weight_stream_applies(d) || (kIsa == Isa::Avx2 && f32_stream_applies(d))))
+    return run_weight_stream(d, a, o), Status{};
   // A short side of at most 64 that the small-M tile pads less (M = 16: 8x32 fills both of
   // its tiles where 12x32 wastes a third) takes SgemmSmallM.
   const std::int64_t s = std::min(d.m, d.n);

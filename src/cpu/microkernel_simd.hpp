@@ -53,8 +53,15 @@ struct SimdKernel {
       }
     }
 
-    // Epilogue.
-    write_back(acc, e);
+    // Epilogue. From a copy: write_back takes the tile by reference, and when `acc` itself
+    // escapes GCC 12 keeps it in memory and stores all MR * NV accumulators every K step (the
+    // AVX2 sgemm ran at half speed so).
+    typename V::Reg out[MR][NV];
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) out[i][v] = acc[i][v];
+    write_back(out, e);
   }
 
   // The write-back of one tile, by the cheapest path that serves it: full unit-stride tiles

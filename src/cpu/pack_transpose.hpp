@@ -1,13 +1,17 @@
 // The transposing pack with register transposes: an operand whose K index is the unit stride
 // (a column-major B, a row-major A) is packed into (KC, R) micro-panels by loading W x W
 // blocks (W lines of W consecutive K values), transposing them in registers and storing W
-// panel rows: 8 x 8 floats or 4 x 4 doubles in ymm registers, so R must be a multiple of W.
-// The scalar transpose this replaces moved one element per load and store; the sgemm
-// 16 x 4096 x 4096 case is dominated by it. Lines past the edge are zero-filled; K steps past
-// the last full block of W go element by element. Built where the including file has AVX2.
+// panel rows: 8 x 8 floats or 4 x 4 doubles in ymm registers. When W does not divide R (the
+// AVX2 MR = 6), the last group of lines is partial: its W-wide stores overlap the next panel
+// row, which a later store rewrites (the partial group goes first, the full groups and the
+// next K block after it); only its very last store is cut to size. The scalar transpose this
+// replaces moved one element per load and store; the sgemm 16 x 4096 x 4096 case is dominated
+// by it. Lines past the edge are zero-filled; K steps past the last full block of W go element
+// by element. Built where the including file has AVX2.
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "cpu/isa_namespace.hpp"
@@ -69,10 +73,11 @@ struct Ymm<double> {
   static Reg zero() { return _mm256_setzero_pd(); }
 };
 
-// True where this build has the register transpose for (R, T).
+// True where this build has the register transpose for (R, T): float or double panels at
+// least half a vector wide (narrower ones would rewrite most of each store).
 template <int R, class T>
-constexpr bool kHasTransposePack = (std::is_same_v<T, float> && R % 8 == 0) ||
-                                   (std::is_same_v<T, double> && R % 4 == 0);
+constexpr bool kHasTransposePack = (std::is_same_v<T, float> && R >= 4) ||
+                                   (std::is_same_v<T, double> && R >= 2);
 
 // Packs `rows` lines (line i at src + i * ld, K-contiguous) times kc K steps into
 // ceil(rows / R) (KC, R) micro-panels at dst.
@@ -87,8 +92,10 @@ void pack_transpose_panels(const T* src, std::int64_t ld, std::int64_t rows, std
     const T* lines = src + rp * ld;
     for (std::int64_t p = 0; p < kfull; p += W) {
       T* out = dst + p * R;
+      // Groups of W lines from the last (possibly partial, `rem` wide) down to the first.
 #pragma GCC unroll 4
-      for (int i0 = 0; i0 < R; i0 += W) {
+      for (int g = (R + W - 1) / W - 1; g >= 0; --g) {
+        const int i0 = g * W, rem = std::min(W, R - i0);
         typename V::Reg r[W];
         if (i0 + W <= n) {
 #pragma GCC unroll 8
@@ -99,7 +106,14 @@ void pack_transpose_panels(const T* src, std::int64_t ld, std::int64_t rows, std
         }
         transpose_block(r);
 #pragma GCC unroll 8
-        for (int q = 0; q < W; ++q) V::store(out + q * R + i0, r[q]);
+        for (int q = 0; q < W - 1; ++q) V::store(out + q * R + i0, r[q]);
+        if (rem == W) {
+          V::store(out + (W - 1) * R + i0, r[W - 1]);
+        } else {  // the last store would run past the panel row
+          alignas(32) T last[W];
+          V::store(last, r[W - 1]);
+          std::memcpy(out + (W - 1) * R + i0, last, sizeof(T) * rem);
+        }
       }
     }
     for (std::int64_t p = kfull; p < kc; ++p) {

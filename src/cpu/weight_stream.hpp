@@ -2,7 +2,8 @@
 // with W integer (i8, or i4 two a byte) or fp4 (e2m1 two a byte, MX scales) and K-contiguous (the
 // layout of a linear layer's weight [N, K] row-major taken transposed). The point is bytes: W is
 // streamed once, at 1 or 1/2 byte an element, and dequantized on the fly into an L1 buffer, never
-// packed as f32:
+// packed as f32. An f32 W (Weights::F32, the AVX2 sgemm's M = 2..16) is read in place instead:
+// whole blocks of CN columns straight from B, only a block past N's edge copied into the buffer:
 //   mainloop   columns in blocks of CN = 4; for each K chunk (512): the 4 columns' weights
 //              dequantized into wbuf ((q - z) * s per group, four contiguous runs), then the
 //              rows of A (converted to f32 once, K contiguous), 4 (AVX-512), 2 or 1 at a time,
@@ -33,19 +34,30 @@ namespace gemmkit::cpu {
 
 inline namespace GEMMKIT_CPU_ISA {
 
-enum class Weights : std::uint8_t { I8, I4, E2M1 };
+enum class Weights : std::uint8_t { I8, I4, E2M1, F32 };
 
 template <Weights Kind>
 struct WeightStream {
-  static constexpr bool I4 = Kind != Weights::I8;  // two a byte (i4 or e2m1)
+  static constexpr bool I4 = Kind == Weights::I4 || Kind == Weights::E2M1;  // two a byte
   // Columns per block, rows per step, lanes. Four rows x four columns take 16 accumulators and
   // 8 operands: zmm registers hold them (32); as pairs of ymm (16 registers) two rows do.
 #if defined(__AVX512F__)
   static constexpr int CN = 4, RM = 4, W = 16;  // RM: the most rows at a time
 #else
-  static constexpr int CN = 4, RM = 2, W = 16;
+  // One ymm a vector: two rows take 8 accumulators and 6 operands, 14 of the 16 registers
+  // (as pairs of ymm they spilled: the f32 M = 16 stream ran at 0.4x OpenBLAS).
+  static constexpr int CN = 4, RM = 2, W = 8;
 #endif
-  typedef float Vec __attribute__((vector_size(64)));
+  typedef float Vec __attribute__((vector_size(W * sizeof(float))));
+  // c += x * w, fused where the file has FMA and ymm vectors (-std=c++20 keeps GCC from
+  // contracting it on its own). By reference: a Vec in a signature changes the ABI (-Wpsabi).
+  static void fma(Vec& c, const Vec& x, const Vec& w) {
+#if defined(__FMA__) && !defined(__AVX512F__)
+    c = Vec(_mm256_fmadd_ps(__m256(x), __m256(w), __m256(c)));
+#else
+    c += x * w;
+#endif
+  }
 
   // One batch entry; `p` is make_problem's (not oriented): p.bt(j, p) = B's column j.
   static void run(const Problem<float>& p, std::int64_t group, int nt) {
@@ -64,12 +76,22 @@ struct WeightStream {
         std::fill(acc, acc + m * CN, Vec{});
         for (std::int64_t p0 = 0; p0 < k; p0 += kChunk) {
           const std::int64_t kc = std::min(kChunk, k - p0);  // whole groups: K % G == 0
-          for (int c = 0; c < CN; ++c)
-            for (std::int64_t g = 0; g < kc; g += G)
-              dequant(p, j0 + std::min<std::int64_t>(c, nc - 1), p0 + g, G, wbuf + c * kc + g);
+          const float* w = wbuf;  // (CN, kc), column c at w + c * ws
+          std::int64_t ws = kc;
+          if (Kind == Weights::F32 && nc == CN) {
+            w = static_cast<const float*>(p.bt.base) + j0 * p.bt.s.row + p0;
+            ws = p.bt.s.row;
+            for (int c = 0; c < CN; ++c)  // the next chunk of each column
+              for (std::int64_t q = kc; q < 2 * kc; q += 64 / sizeof(float))
+                __builtin_prefetch(w + c * ws + q);
+          } else {
+            for (int c = 0; c < CN; ++c)
+              for (std::int64_t g = 0; g < kc; g += G)
+                dequant(p, j0 + std::min<std::int64_t>(c, nc - 1), p0 + g, G, wbuf + c * kc + g);
+          }
           for (std::int64_t i = 0; i < m;) {  // 4, 2 or 1 rows at a time: no padded rows
             const std::int64_t r = RM == 4 && m - i >= 4 ? 4 : m - i >= 2 ? 2 : 1;
-            rows(r, ab + i * k + p0, k, wbuf, kc, &acc[i * CN]);
+            rows(r, ab + i * k + p0, k, w, ws, kc, &acc[i * CN]);
             i += r;
           }
         }
@@ -94,27 +116,29 @@ struct WeightStream {
   // L1 while the accumulators are loaded and stored once a chunk (once a group cost 1/3 more).
   static constexpr std::int64_t kChunk = 512;
 
-  // Rows i .. i + RM - 1 times the CN runs of G weights: RM x 4 accumulators over G / W steps.
-  static void rows(std::int64_t r, const float* a0, std::int64_t k, const float* w, std::int64_t G,
-                   Vec* acc) {
-    if (RM == 4 && r == 4) return rows4(a0, k, w, G, acc);
-    if (r == 2) return rows2(a0, k, w, G, acc);
-    rows1(a0, w, G, acc);
+  // Rows i .. i + RM - 1 times the CN runs of G weights, run c at w + c * ws: RM x 4
+  // accumulators over G / W steps.
+  static void rows(std::int64_t r, const float* a0, std::int64_t k, const float* w,
+                   std::int64_t ws, std::int64_t G, Vec* acc) {
+    if (RM == 4 && r == 4) return rows4(a0, k, w, ws, G, acc);
+    if (r == 2) return rows2(a0, k, w, ws, G, acc);
+    rows1(a0, w, ws, G, acc);
   }
-  static void rows1(const float* a0, const float* w, std::int64_t G, Vec* acc) {
+  static void rows1(const float* a0, const float* w, std::int64_t ws, std::int64_t G, Vec* acc) {
     Vec c0 = acc[0], c1 = acc[1], c2 = acc[2], c3 = acc[3];
     for (std::int64_t s = 0; s < G; s += W) {
       Vec x0, w0, w1, w2, w3;
       std::memcpy(&x0, a0 + s, sizeof(Vec));
       std::memcpy(&w0, w + s, sizeof(Vec));
-      std::memcpy(&w1, w + G + s, sizeof(Vec));
-      std::memcpy(&w2, w + 2 * G + s, sizeof(Vec));
-      std::memcpy(&w3, w + 3 * G + s, sizeof(Vec));
-      c0 += x0 * w0, c1 += x0 * w1, c2 += x0 * w2, c3 += x0 * w3;
+      std::memcpy(&w1, w + ws + s, sizeof(Vec));
+      std::memcpy(&w2, w + 2 * ws + s, sizeof(Vec));
+      std::memcpy(&w3, w + 3 * ws + s, sizeof(Vec));
+      fma(c0, x0, w0), fma(c1, x0, w1), fma(c2, x0, w2), fma(c3, x0, w3);
     }
     acc[0] = c0, acc[1] = c1, acc[2] = c2, acc[3] = c3;
   }
-  static void rows4(const float* a0, std::int64_t k, const float* w, std::int64_t G, Vec* acc) {
+  static void rows4(const float* a0, std::int64_t k, const float* w, std::int64_t ws,
+                    std::int64_t G, Vec* acc) {
     const float *a1 = a0 + k, *a2 = a1 + k, *a3 = a2 + k;
     Vec c00 = acc[0], c01 = acc[1], c02 = acc[2], c03 = acc[3];
     Vec c10 = acc[4], c11 = acc[5], c12 = acc[6], c13 = acc[7];
@@ -123,24 +147,25 @@ struct WeightStream {
     for (std::int64_t s = 0; s < G; s += W) {
       Vec x0, x1, x2, x3, w0, w1, w2, w3;
       std::memcpy(&w0, w + s, sizeof(Vec));
-      std::memcpy(&w1, w + G + s, sizeof(Vec));
-      std::memcpy(&w2, w + 2 * G + s, sizeof(Vec));
-      std::memcpy(&w3, w + 3 * G + s, sizeof(Vec));
+      std::memcpy(&w1, w + ws + s, sizeof(Vec));
+      std::memcpy(&w2, w + 2 * ws + s, sizeof(Vec));
+      std::memcpy(&w3, w + 3 * ws + s, sizeof(Vec));
       std::memcpy(&x0, a0 + s, sizeof(Vec));
       std::memcpy(&x1, a1 + s, sizeof(Vec));
       std::memcpy(&x2, a2 + s, sizeof(Vec));
       std::memcpy(&x3, a3 + s, sizeof(Vec));
-      c00 += x0 * w0, c01 += x0 * w1, c02 += x0 * w2, c03 += x0 * w3;
-      c10 += x1 * w0, c11 += x1 * w1, c12 += x1 * w2, c13 += x1 * w3;
-      c20 += x2 * w0, c21 += x2 * w1, c22 += x2 * w2, c23 += x2 * w3;
-      c30 += x3 * w0, c31 += x3 * w1, c32 += x3 * w2, c33 += x3 * w3;
+      fma(c00, x0, w0), fma(c01, x0, w1), fma(c02, x0, w2), fma(c03, x0, w3);
+      fma(c10, x1, w0), fma(c11, x1, w1), fma(c12, x1, w2), fma(c13, x1, w3);
+      fma(c20, x2, w0), fma(c21, x2, w1), fma(c22, x2, w2), fma(c23, x2, w3);
+      fma(c30, x3, w0), fma(c31, x3, w1), fma(c32, x3, w2), fma(c33, x3, w3);
     }
     acc[0] = c00, acc[1] = c01, acc[2] = c02, acc[3] = c03;
     acc[4] = c10, acc[5] = c11, acc[6] = c12, acc[7] = c13;
     acc[8] = c20, acc[9] = c21, acc[10] = c22, acc[11] = c23;
     acc[12] = c30, acc[13] = c31, acc[14] = c32, acc[15] = c33;
   }
-  static void rows2(const float* a0, std::int64_t k, const float* w, std::int64_t G, Vec* acc) {
+  static void rows2(const float* a0, std::int64_t k, const float* w, std::int64_t ws,
+                    std::int64_t G, Vec* acc) {
     const float* a1 = a0 + k;
     Vec c00 = acc[0], c01 = acc[1], c02 = acc[2], c03 = acc[3];
     Vec c10 = acc[CN], c11 = acc[CN + 1], c12 = acc[CN + 2], c13 = acc[CN + 3];
@@ -149,11 +174,11 @@ struct WeightStream {
       std::memcpy(&x0, a0 + s, sizeof(Vec));
       std::memcpy(&x1, a1 + s, sizeof(Vec));
       std::memcpy(&w0, w + s, sizeof(Vec));
-      std::memcpy(&w1, w + G + s, sizeof(Vec));
-      std::memcpy(&w2, w + 2 * G + s, sizeof(Vec));
-      std::memcpy(&w3, w + 3 * G + s, sizeof(Vec));
-      c00 += x0 * w0, c01 += x0 * w1, c02 += x0 * w2, c03 += x0 * w3;
-      c10 += x1 * w0, c11 += x1 * w1, c12 += x1 * w2, c13 += x1 * w3;
+      std::memcpy(&w1, w + ws + s, sizeof(Vec));
+      std::memcpy(&w2, w + 2 * ws + s, sizeof(Vec));
+      std::memcpy(&w3, w + 3 * ws + s, sizeof(Vec));
+      fma(c00, x0, w0), fma(c01, x0, w1), fma(c02, x0, w2), fma(c03, x0, w3);
+      fma(c10, x1, w0), fma(c11, x1, w1), fma(c12, x1, w2), fma(c13, x1, w3);
     }
     acc[0] = c00, acc[1] = c01, acc[2] = c02, acc[3] = c03;
     acc[CN] = c10, acc[CN + 1] = c11, acc[CN + 2] = c12, acc[CN + 3] = c13;
@@ -163,8 +188,9 @@ struct WeightStream {
   // four columns advance together by one group at a time, too slowly and too many streams for
   // the hardware prefetcher alone (perf: half the kernel's samples waited on these loads).
   static constexpr std::int64_t kAhead = 1024;
-  static void prefetch(const std::int8_t* q, std::int64_t bytes) {
-    for (std::int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(q + kAhead + b);
+  static void prefetch(const void* q, std::int64_t bytes) {
+    for (std::int64_t b = 0; b < bytes; b += 64)
+      __builtin_prefetch(static_cast<const char*>(q) + kAhead + b);
   }
 
   // h bytes of e2m1 pairs as (low nibbles..., high nibbles...) times s: a lookup of the eight
@@ -231,6 +257,8 @@ struct WeightStream {
         out[t] = (float(lo) - z) * s;
         out[h + t] = (float(hi) - z) * s;
       }
+    } else if constexpr (Kind == Weights::F32) {  // columns past N's edge only
+      std::memcpy(out, static_cast<const float*>(p.bt.base) + first, sizeof(float) * G);
     } else {
       const auto* q = static_cast<const std::int8_t*>(p.bt.base) + first;
       prefetch(q, G);
@@ -290,6 +318,8 @@ inline void run_weight_stream(const GemmDesc& desc, const GemmArgs& args, const 
       WeightStream<Weights::E2M1>::run(p, G, nt);
     else if (desc.b.dtype == DType::I4)
       WeightStream<Weights::I4>::run(p, G, nt);
+    else if (desc.b.dtype == DType::F32)
+      WeightStream<Weights::F32>::run(p, G, nt);
     else
       WeightStream<Weights::I8>::run(p, G, nt);
   }

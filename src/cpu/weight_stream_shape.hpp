@@ -31,4 +31,18 @@ inline bool weight_stream_applies(const GemmDesc& d) {
   return d.k % weight_stream_group(d) == 0;
 }
 
+// True when an f32 problem with few rows takes the same streaming path with B read in place
+// (no dequantization, no packing): f32 everywhere, 2 <= M <= 16 (M = 1 is the GEMV), op(B)
+// K-contiguous (the packed path would transpose all of B while packing it), K a multiple of
+// 32, no block scales, output scale or amax. The packed driver's alternative packs the whole of
+// B, once, for a handful of rows.
+inline bool f32_stream_applies(const GemmDesc& d) {
+  for (DType t : {d.a.dtype, d.b.dtype, d.c.dtype, d.d.dtype, d.compute})
+    if (t != DType::F32) return false;
+  if (d.m < 2 || d.m > 16 || d.k % 32 != 0) return false;
+  if (core::make_view(d).b.row != 1) return false;
+  if (core::is_block_scale(d.scale_b.mode) || core::is_block_scale(d.scale_a.mode)) return false;
+  return !d.epilogue.scale_d && !d.epilogue.amax_d;
+}
+
 }  // namespace gemmkit::cpu
