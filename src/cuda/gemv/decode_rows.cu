@@ -242,14 +242,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-int sm_count() {
-  int dev = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
-    return 0;
-  return sms;
-}
-
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int align(int b, int a) { return (b + a - 1) / a * a; }
 
@@ -394,7 +386,7 @@ Status decode_rows_can_implement(const GemmDesc& d) {
   // ~18 GB/s an SM, 2.1-2.4 TB/s at 4096 x 14336; 112 rows 3.4-3.5 TB/s): the decode tile
   // serves fewer than 24, and fewer than 48 over a long K (16 x 4096 x 14336: 41.1 us there,
   // 49.6 here; over K = 4096 this kernel is the faster, 17.5 against 19.6 us).
-  const int64_t rows_per_sm = std::max(d.m, d.n) / std::max(1, sm_count());
+  const int64_t rows_per_sm = std::max(d.m, d.n) / std::max(1, sm90::device_sm_count());
   if (rows_per_sm < kMinRowsPerSm || (d.k > 8192 && rows_per_sm < 2 * kMinRowsPerSm))
     return GEMMKIT_UNSUPPORTED("the row-block decode kernel needs " +
                                std::to_string(kMinRowsPerSm) + " rows of the large side per SM (" +
@@ -416,7 +408,7 @@ Status decode_rows_run(const GemmDesc& d, const GemmArgs& args, const Options& o
   const gpu::Problem pr = gpu::make_problem(d, args, true);
   if (!refuse_shape(pr)) return sm90::run(kFallback, sched::Mode::SplitK, 0, d, args, opt);
   const auto stream = static_cast<cudaStream_t>(opt.stream);
-  const int sms = std::max(1, sm_count());
+  const int sms = std::max(1, sm90::device_sm_count());
   XSource x{};
   if (pr.params.read_ab) x_source_of(pr, pr.params.k, &x);
   Geometry g;

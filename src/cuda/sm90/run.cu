@@ -90,6 +90,11 @@ Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, sched::Mode mode
 
 }  // namespace
 
+int device_sm_count() {
+  const DeviceInfo* dev = device_info();
+  return dev != nullptr ? dev->sms : 0;
+}
+
 Status can_implement(const GemmDesc& d) {
   const DeviceInfo* dev = device_info();
   if (dev == nullptr || !dev->sm90)

@@ -38,6 +38,9 @@ struct Launch {
   SplitWorkspace ws{};
 };
 
+// SM count of the current device (read once per device), 0 without one.
+int device_sm_count();
+
 // ArchMismatch unless the current device is sm_90 (and built with sm_90a code); NotSupported
 // for problems the kernel family does not take (dtypes, extents past the TMA's 32 bits).
 Status can_implement(const GemmDesc& d);
