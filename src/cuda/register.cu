@@ -147,8 +147,8 @@ void register_cuda_kernels(Registry& r) {
       },
       .m_invariant = false,  // M <= 2 only, its own dot-product order
   });
-  // M or N <= 16, the weight's rows K-contiguous: whole row blocks of the weight a CTA, the
-  // full K each, so no CTA waits on another.
+  // M or N <= 16, the weight's rows K-contiguous: row blocks of the weight, each a CTA over the
+  // full K or a cluster over shares of K, so no partial sum goes through global memory.
   r.add(KernelInfo{
       .name = "cuda.decode_rows_mma",
       .backend = Backend::Cuda,
@@ -160,11 +160,16 @@ void register_cuda_kernels(Registry& r) {
                  .tile_k = 512,
                  .stages = 5,
                  .threads = 288,
+                 // Split-K: only when Options::split_k forces it (the K of a row block split
+                 // over a cluster of 2 to 4 CTAs); otherwise the kernel cuts K itself.
+                 .modes = static_cast<ModeSet>(mode_bit(sched::Mode::DataParallel) |
+                                               mode_bit(sched::Mode::SplitK)),
                  .swizzle = Swizzle::B128,
                  .isa = Isa::MmaSync,
                  .rows_per_sm = true},
-      .note = "whole row blocks of the weight a CTA (rows sized to fill the SMs), TMA ring of "
-              "(rows, 64) boxes, mma.sync, no split",
+      .note = "row blocks of the weight (rows sized to fill the SMs), each a CTA over the full "
+              "K or a cluster of 2-4 CTAs over shares of K (sums added through shared memory), "
+              "TMA ring of (rows, 64) boxes, mma.sync",
       .priority = 70,
       .can_implement = [](const GemmDesc& d) { return gemv::decode_rows_can_implement(d); },
       .run = [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {

@@ -31,7 +31,8 @@ struct Candidate {
 
 // The split counts worth trying for a config on a machine with `workers` parallel units (SMs,
 // CPU threads): 1 for data-parallel; for split-K the powers of two and floor(workers / tiles)
-// with tiles * split <= workers and split <= k_iters / 4 (at least 4 BK steps a piece).
+// with tiles * split <= workers and split <= k_iters / 4 (at least 4 BK steps a piece); none
+// for a rows_per_sm config (such a kernel cuts K itself: only a forced count reaches it).
 std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::Mode mode,
                               int workers);
 

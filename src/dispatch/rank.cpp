@@ -31,6 +31,7 @@ std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::M
                               int workers) {
   if (mode == sched::Mode::DataParallel || mode == sched::Mode::StreamK) return {1};
   if (mode != sched::Mode::SplitK || c.tile_m <= 0 || c.tile_n <= 0 || c.tile_k <= 0) return {};
+  if (c.rows_per_sm) return {};  // such a kernel cuts K itself; only a forced count reaches it
   const std::int64_t tiles = sched::ceil_div(d.m, c.tile_m) * sched::ceil_div(d.n, c.tile_n) *
                              std::max<std::int64_t>(1, d.batch);
   const std::int64_t k_iters = sched::ceil_div(d.k, c.tile_k);

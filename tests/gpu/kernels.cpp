@@ -21,6 +21,7 @@
 #include "bench/testbed.hpp"
 #include "core/element.hpp"
 #include "core/view.hpp"
+#include "cuda/gemv/gemv.hpp"
 #include "dispatch/registry.hpp"
 #include "gemmkit/gemm.hpp"
 #include "support/gpu_test.hpp"
@@ -646,24 +647,27 @@ TEST(CudaDecodeKernel, BetaZeroNeverReadsCAndRepeats) {
 }
 
 // The row-block decode kernel (cuda.decode_rows_mma): M or N <= 16, the weight's rows (the
-// large side) K-contiguous and streamed through the TMA, whole row blocks a CTA over the full
-// K, nothing shared; x copied as K-contiguous rows on 16 bytes or as a packed M-major block
-// (other layouts refused; a base off 16 bytes served by the decode tile). Cuts of 24 to 112
-// rows a CTA (fewer are refused), K tails (leading dimensions past K), both orientations, the
-// layouts it takes and refuses, dtypes, batches (and a broadcast weight), alpha = 0, K = 0,
-// beta == 0 with NaN C, a base off 16 bytes, repeatable bits.
+// large side) K-contiguous and streamed through the TMA, row blocks of R rows each taken by
+// one CTA over the full K or by a cluster of 2 to 4 CTAs over a share of K each (their sums
+// added through shared memory); x copied as K-contiguous rows on 16 bytes or as a packed
+// M-major block (other layouts refused; a base off 16 bytes served by the decode tile). Cuts
+// of 24 to 128 rows a block (fewer are refused), splits of 1 to 4, K tails (leading
+// dimensions past K), both orientations, the layouts it takes and refuses, dtypes, batches
+// (and a broadcast weight), alpha = 0, K = 0, beta == 0 with NaN C, a base off 16 bytes,
+// repeatable bits.
 constexpr const char* kRows = "cuda.decode_rows_mma";
 
-// Whether the row-block kernel takes the problem: the weight's rows K-contiguous, at least 24
-// rows of the large side per SM (48 when K > 8192), x K-contiguous (rows on 16 bytes) or
-// packed M-major, K a multiple of 8.
+// Whether the row-block kernel takes the problem: the weight's rows K-contiguous, a cut of at
+// least 24 rows a block (48 when K > 8192 and K is not split), x K-contiguous (rows on 16
+// bytes) or packed M-major, K a multiple of 8.
 bool takes(const GemmDesc& desc) {
   const GemmDesc d = with_default_lds(desc);
   const core::ProblemView v = core::make_view(d);
   const bool small_m = d.m <= d.n;
   const bool w_kcontig = small_m ? v.b.row == 1 : v.a.col == 1;
-  const std::int64_t rows_per_sm = std::max(d.m, d.n) / kSms;
-  if (!w_kcontig || rows_per_sm < 24 || (d.k > 8192 && rows_per_sm < 48)) return false;
+  const gemv::DecodeRowsCut cut = gemv::decode_rows_cut(d);
+  if (!w_kcontig || cut.rows < 24 || (cut.splits == 1 && d.k > 8192 && cut.rows < 48))
+    return false;
   const std::int64_t small = small_m ? d.m : d.n;
   // x as (small, k): op(A) rows when M is small, op(B) columns when N is.
   const std::int64_t s_k = small_m ? v.a.col : v.b.row, s_outer = small_m ? v.a.row : v.b.col;
@@ -760,16 +764,63 @@ TEST(CudaDecodeRows, RefusesWhatItCannotCopy) {
   EXPECT_EQ(code(Case{.m = 4, .n = 4096, .k = 4092, .la = Layout::RowMajor,
                       .lb = Layout::ColMajor}),
             StatusCode::NotSupported);
-  EXPECT_EQ(code(Case{.m = 4, .n = 2112, .k = 4096, .la = Layout::ColMajor,
-                      .lb = Layout::ColMajor}),
-            StatusCode::NotSupported);  // 16 rows a CTA
-  EXPECT_EQ(code(Case{.m = 4, .n = 4096, .k = 14336, .la = Layout::ColMajor,
-                      .lb = Layout::ColMajor}),
-            StatusCode::NotSupported);  // 31 rows a CTA over a long K
+  // 1000 rows over K = 1024: 8 rows a CTA unsplit, 16 in pairs (a split of 4 needs K >= 2048).
+  const Case few{.m = 4, .n = 1000, .k = 1024, .la = Layout::ColMajor, .lb = Layout::ColMajor};
+  EXPECT_LT(gemv::decode_rows_cut(make_desc(few)).rows, 24);
+  EXPECT_EQ(code(few), StatusCode::NotSupported);
   EXPECT_TRUE(can_implement(make_desc(Case{.m = 4, .n = 4096, .k = 4096, .la = Layout::ColMajor,
                                            .lb = Layout::ColMajor}),
                             opt)
                   .ok());
+}
+
+// The cut fills the SMs in one wave; 4096 rows over K = 4096 take blocks of more than 32
+// rows split over a cluster (unsplit, 32 rows a CTA stream at ~18 GB/s an SM).
+TEST(CudaDecodeRows, CutsFillTheSmsInOneWave) {
+  for (std::int64_t rows : {1000, 2112, 4096, 7168, 14336, 28672})
+    for (std::int64_t k : {1024, 2048, 4096, 14336}) {
+      const gemv::DecodeRowsCut cut =
+          gemv::decode_rows_cut(make_desc(Case{.m = 16, .n = rows, .k = k}));
+      const std::int64_t ctas = (rows + cut.rows - 1) / cut.rows * cut.splits;
+      EXPECT_TRUE(cut.splits >= 1 && cut.splits <= 4) << rows << " " << k;
+      EXPECT_EQ(cut.rows % 8, 0) << rows << " " << k;
+      EXPECT_LE(cut.rows, 128) << rows << " " << k;
+      if (cut.splits > 1) {
+        EXPECT_LE(ctas, kSms) << rows << " " << k;
+      }
+      if (rows >= 4096) {
+        EXPECT_GE(ctas, kSms * 3 / 4) << rows << " " << k;  // the SMs kept busy
+      }
+    }
+  const gemv::DecodeRowsCut c4096 =
+      gemv::decode_rows_cut(make_desc(Case{.m = 16, .n = 4096, .k = 4096}));
+  EXPECT_GT(c4096.splits, 1);
+  EXPECT_GT(c4096.rows, 32);
+}
+
+// Splits of 1 to 4 forced (Options::split_k) on the shapes decode serves: right against
+// the reference, bitwise repeatable, K tails (K off 64: one box a copy) and batches.
+TEST(CudaDecodeRows, ClusterSplitsAddInRankOrder) {
+  std::uint64_t seed = 3000;
+  const Case cases[] = {
+      {.m = 16, .n = 4096, .k = 4096, .la = Layout::RowMajor, .lb = Layout::ColMajor,
+       .c = DType::F32, .d = DType::F32, .alpha = 1.0, .beta = 0.5},
+      {.m = 1, .n = 2112, .k = 7168, .la = Layout::RowMajor, .lb = Layout::ColMajor},
+      {.m = 9, .n = 7168, .k = 2048, .lb = Layout::ColMajor, .alpha = -1.0, .beta = 1.0},
+      {.m = 4000, .n = 3, .k = 4104, .c = DType::F32, .alpha = 0.5, .beta = 0.25},
+      {.m = 8, .n = 3000, .k = 4096, .la = Layout::ColMajor, .lb = Layout::ColMajor,
+       .batch = 2, .alpha = 1.0, .beta = 0.0},
+  };
+  for (const Case& c : cases)
+    for (int split : {1, 2, 3, 4}) {
+      const gemv::DecodeRowsCut cut = gemv::decode_rows_cut(make_desc(c), split);
+      EXPECT_EQ(cut.splits, split) << describe(c, seed);
+      if (!expect_passes(kRows, c, ++seed, split)) continue;
+      const Options opt{.backend = Backend::Cuda, .kernel = kRows, .split_k = split};
+      bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, seed);
+      std::vector<std::uint8_t> first;
+      runs_repeatably(hc, opt, first, describe(c, seed) + " split " + std::to_string(split));
+    }
 }
 
 TEST(CudaDecodeRows, OffsetsNaNCAndRepeats) {

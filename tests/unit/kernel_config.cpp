@@ -122,8 +122,12 @@ TEST(KernelConfig, RowsPerSmTileSizedPerProblem) {
   EXPECT_EQ(tile(4, 100).block_n, 8);  // at least 8 rows
   const GemmDesc batched{.m = 4, .n = 100, .k = 64, .batch = 1000};  // 758 rows an SM
   EXPECT_EQ(problem_tile_config(c, batched, 132).block_n, 104);  // never past the large side
+  // Stages of ~32 KiB of the weight: 8 boxes of (32 rows, 64 K); 2 of (112, 64).
+  EXPECT_EQ(tile(16, 4096).block_k, 512);
   EXPECT_EQ(tile(16, 4096).stages, (192 << 10) / ((16 + 32) * 512 * 2));
-  EXPECT_EQ(tile(4, 14336).stages, 1);
+  EXPECT_EQ(tile(4, 14336).block_k, 128);
+  EXPECT_EQ(tile(4, 14336).stages, (192 << 10) / ((16 + 112) * 128 * 2));
+  EXPECT_EQ(tile(4, 7168).block_k, 256);  // 56 rows: boxes of 64 rows, 4 of them
   // Without the flag the problem does not change the tile.
   EXPECT_EQ(problem_tile_config(kSm90, GemmDesc{.m = 16, .n = 4096, .k = 64}, 132).block_n, 256);
 }

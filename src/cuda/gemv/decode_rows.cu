@@ -1,11 +1,17 @@
-// The row-block decode kernel: every CTA owns whole rows of the large operand W (the weight)
-// and streams them once over the full K, so no two CTAs ever share an output and nothing is
-// reduced across CTAs (the K-split decode kernels pay ~3 us on the critical path for each
-// row block they share: partial sums out, a counter, the last piece's reads).
+// The row-block decode kernel: the large operand W (the weight) is cut into blocks of R rows,
+// and each block is streamed once, by one CTA over the full K or by a cluster of S CTAs (2 to
+// 4) over 1/S of K each. No partial sum goes through global memory (the K-split decode kernels
+// pay ~3 us on the critical path for each row block they share: partial sums out, a counter,
+// the last piece's reads): a cluster's CTAs add their sums in rank order through shared memory.
 //
-// The cut: row blocks of R rows, R a multiple of 8 chosen on the host so that the blocks fill
-// the SMs in as few waves as possible (4096 rows on 132 SMs: 128 blocks of 32; 14336: 128 of
-// 112; 7168: 128 of 56; fewer than 24 rows a CTA are refused, see decode_rows_can_implement).
+// The cut (cut_of): R a multiple of 8 (<= 128) and S in 1..4 for the least work on the busiest
+// CTA, a split only in one wave of clusters unless forced by Options::split_k (then clusters
+// come in waves, each CTA still one block). H200, 132 SMs: 4096 rows in 64 blocks of 64, 2 CTAs
+// each; 14336 in 128 of 112, unsplit; 2112 in 30 of 72, 4 CTAs each.
+// The CTAs launch with programmatic dependent launch: the launch and the barrier set-up
+// overlap the previous kernel in the stream, and nothing in global memory is touched before it
+// has finished.
+// Cuts of fewer than 24 rows a block are refused, see decode_rows_can_implement.
 // A stage holds R x KS of W (KS / 64 boxes of (R, 64), one TMA copy
 // through a 3-D map when K is a multiple of 64; KS a multiple of 128 sized for ~32 KiB of W:
 // fewer, larger stages measured faster, the cost is per stage) and x's KS columns (bulk
@@ -17,9 +23,10 @@
 // sum). At the end of a row block the warps' sums meet in shared memory and are added in warp
 // order (the bits do not depend on timing), then alpha, beta and C as everywhere.
 //
-// Row block u starts its K loop at stage u mod (stages of K) and wraps around: the CTAs would
+// Row block u starts its K loop at stage u mod (its stages) and wraps around: the CTAs would
 // otherwise all copy the same columns of x at the same moment, every SM asking the same L2
 // lines. The order of a block's sums is fixed by u, so the bits still repeat.
+#include <cooperative_groups.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -27,7 +34,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cuda/ptx>
+#include <mutex>
 #include <string>
 
 #include "core/status.hpp"
@@ -54,7 +63,7 @@ constexpr int kMaxRows = 128;    // R: at most 8 m16 tiles of accumulators a war
 constexpr int kMaxMt = kMaxRows / 16;
 constexpr int kBoxK = 64;        // one 128-byte swizzle row of 16-bit elements
 constexpr int kMaxStages = 16;
-constexpr int kMinRowsPerSm = 24;
+constexpr int kMinRows = 24;
 constexpr int kSmemBudget = 227 * 1024;
 
 // The launch's geometry, computed on the host (geometry_of) and passed by value.
@@ -70,6 +79,8 @@ struct Geometry {
   int64_t nrb;     // row blocks of one batch entry
   int64_t units;   // row blocks over the batch
   int64_t kstages; // stages of one row block: ceil(K / KS)
+  int splits;      // S: CTAs (one cluster) sharing a row block, each over 1/S of K's stages
+  int single;      // 1: every CTA takes one unit; the reduction then reuses the stage ring
   // Shared-memory offsets (bytes from the 1024-aligned base).
   int w_off, x_off, red_off, bar_off, total;
 };
@@ -98,6 +109,64 @@ __device__ __forceinline__ uint32_t x_pair(const uint16_t* xs, const Geometry& g
   return lo | (hi << 16);
 }
 
+// The producer (one thread): W's stages and x's columns of the row blocks first, first + step,
+// ..., stages [st0, st0 + nst) of each, block u starting at its stage u mod nst.
+template <bool XK>
+__device__ __forceinline__ void produce(const Params& p, const CUtensorMap& w_map, bool w_batched,
+                                        const XSource& x, const Geometry& g, unsigned char* base,
+                                        uint64_t* full, uint64_t* empty, int64_t first,
+                                        int64_t step_u, int64_t st0, int64_t nst) {
+  const int w_stage = g.box_rows * kBoxK * 2 * g.boxes;
+  const int ks = g.boxes * kBoxK;
+  ptx::prefetch_tensormap(&w_map);
+  const int box_bytes = g.rows * kBoxK * 2;
+  int s = 0;
+  uint32_t phase = 0;
+  for (int64_t u = first; u < g.units; u += step_u) {
+    const int64_t l = u / g.nrb, row0 = u % g.nrb * g.rows;
+    const unsigned char* xl = x.base + l * x.batch_stride * 2;
+    for (int64_t i = 0; i < nst; ++i) {
+      const int64_t k0 = (st0 + (i + u) % nst) * ks;  // blocks start apart in K (see below)
+      const int kc = static_cast<int>(std::min<int64_t>(ks, p.k - k0));  // K of this stage
+      const int nbox = (kc + kBoxK - 1) / kBoxK;
+      const uint32_t x_row = static_cast<uint32_t>(kc) * 2;
+      const uint32_t tx =
+          (g.chunked ? g.boxes : nbox) * box_bytes + x_row * static_cast<uint32_t>(p.n);
+      ptx::mbarrier_wait(&empty[s], phase ^ 1);  // a fresh barrier passes parity 1
+      cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                           cuda::ptx::space_shared, &full[s], tx);
+      unsigned char* ws = base + g.w_off + s * w_stage;  // boxes box_rows x 128 bytes apart
+      if (g.chunked) {
+        if (w_batched) {
+          const std::int32_t c[4] = {0, static_cast<int>(row0), static_cast<int>(k0 / kBoxK),
+                                     static_cast<int>(l)};
+          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, ws,
+                                          &w_map, c, &full[s]);
+        } else {
+          const std::int32_t c[3] = {0, static_cast<int>(row0), static_cast<int>(k0 / kBoxK)};
+          cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, ws,
+                                          &w_map, c, &full[s]);
+        }
+      } else {
+        for (int b = 0; b < nbox; ++b)
+          tma::load_box(ws + b * g.box_rows * kBoxK * 2, w_map, static_cast<int>(k0 + b * kBoxK),
+                        static_cast<int>(row0), static_cast<int>(l), w_batched, &full[s]);
+      }
+      unsigned char* xs = base + g.x_off + s * g.x_bytes;
+      if constexpr (XK) {
+        for (int64_t i = 0; i < p.n; ++i)
+          cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global,
+                                   xs + i * g.x_pitch * 2, xl + (i * x.s_outer + k0) * 2, x_row,
+                                   &full[s]);
+      } else {
+        cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, xs,
+                                 xl + k0 * p.n * 2, x_row * static_cast<uint32_t>(p.n), &full[s]);
+      }
+      if (++s == g.stages) s = 0, phase ^= 1;
+    }
+  }
+}
+
 template <class T, int NT, bool XK>
 __global__ void __launch_bounds__(kThreads, 1)
     decode_rows_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap w_map,
@@ -119,59 +188,30 @@ __global__ void __launch_bounds__(kThreads, 1)
       cuda::ptx::mbarrier_init(&empty[s], kWarps);
     }
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+    // Launched with programmatic stream serialization: the next kernel in the stream may
+    // start once every CTA is here; its own wait still holds it until this grid is done.
+    cudaTriggerProgrammaticLaunchCompletion();
   }
   __syncthreads();
+  // Nothing in global memory is touched before the previous kernel in the stream has finished
+  // (and its writes are visible): only the launch and the set-up above overlap it.
+  cudaGridDependencySynchronize();
+
+  // The K stages of this CTA: its rank's share [st0, st0 + nst) of a row block's stages.
+  const int rank = static_cast<int>(blockIdx.x % g.splits);
+  const int64_t st0 = rank * g.kstages / g.splits;
+  const int64_t nst = (rank + 1) * g.kstages / g.splits - st0;
+  const int64_t first = blockIdx.x / g.splits, step_u = gridDim.x / g.splits;
+  const auto cluster_sync = [] {
+    cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
+    cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
+  };
 
   // ---- producer: one thread issues W's boxes and x's bulk copies
   if (warp == 0) {
-    if (lane != 0 || !p.read_ab) return;
-    ptx::prefetch_tensormap(&w_map);
-    const int box_bytes = g.rows * kBoxK * 2;
-    int s = 0;
-    uint32_t phase = 0;
-    for (int64_t u = blockIdx.x; u < g.units; u += gridDim.x) {
-      const int64_t l = u / g.nrb, row0 = u % g.nrb * g.rows;
-      const unsigned char* xl = x.base + l * x.batch_stride * 2;
-      for (int64_t i = 0; i < g.kstages; ++i) {
-        const int64_t k0 = (i + u) % g.kstages * ks;  // blocks start apart in K (see below)
-        const int kc = static_cast<int>(std::min<int64_t>(ks, p.k - k0));  // K of this stage
-        const int nbox = (kc + kBoxK - 1) / kBoxK;
-        const uint32_t x_row = static_cast<uint32_t>(kc) * 2;
-        const uint32_t tx = (g.chunked ? g.boxes : nbox) * box_bytes + x_row * static_cast<uint32_t>(p.n);
-        ptx::mbarrier_wait(&empty[s], phase ^ 1);  // a fresh barrier passes parity 1
-        cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                             cuda::ptx::space_shared, &full[s], tx);
-        unsigned char* ws = base + g.w_off + s * w_stage;  // boxes box_rows x 128 bytes apart
-        if (g.chunked) {
-          if (w_batched) {
-            const std::int32_t c[4] = {0, static_cast<int>(row0), static_cast<int>(k0 / kBoxK),
-                                       static_cast<int>(l)};
-            cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, ws,
-                                            &w_map, c, &full[s]);
-          } else {
-            const std::int32_t c[3] = {0, static_cast<int>(row0), static_cast<int>(k0 / kBoxK)};
-            cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, ws,
-                                            &w_map, c, &full[s]);
-          }
-        } else {
-          for (int b = 0; b < nbox; ++b)
-            tma::load_box(ws + b * g.box_rows * kBoxK * 2, w_map, static_cast<int>(k0 + b * kBoxK),
-                          static_cast<int>(row0), static_cast<int>(l), w_batched, &full[s]);
-        }
-        unsigned char* xs = base + g.x_off + s * g.x_bytes;
-        if constexpr (XK) {
-          for (int64_t i = 0; i < p.n; ++i)
-            cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global,
-                                     xs + i * g.x_pitch * 2, xl + (i * x.s_outer + k0) * 2, x_row,
-                                     &full[s]);
-        } else {
-          cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, xs,
-                                   xl + k0 * p.n * 2, x_row * static_cast<uint32_t>(p.n),
-                                   &full[s]);
-        }
-        if (++s == g.stages) s = 0, phase ^= 1;
-      }
-    }
+    if (lane == 0 && p.read_ab)
+      produce<XK>(p, w_map, w_batched, x, g, base, full, empty, first, step_u, st0, nst);
+    if (g.splits > 1) cluster_sync(), cluster_sync();  // the consumers' two (one unit a CTA)
     return;
   }
 
@@ -180,11 +220,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int mt = g.rows16 / 16;
   int s = 0;
   uint32_t phase = 0;
-  for (int64_t u = blockIdx.x; u < g.units; u += gridDim.x) {
+  for (int64_t u = first; u < g.units; u += step_u) {
     const int64_t l = u / g.nrb, row0 = u % g.nrb * g.rows;
     float acc[kMaxMt][NT][4] = {};
-    for (int64_t i = 0; p.read_ab && i < g.kstages; ++i) {
-      const int64_t k_left = p.k - (i + u) % g.kstages * ks;  // valid K of the stage
+    for (int64_t i = 0; p.read_ab && i < nst; ++i) {
+      const int64_t k_left = p.k - (st0 + (i + u) % nst) * ks;  // valid K of the stage
       ptx::mbarrier_wait(&full[s], phase);
       const uint32_t wbase = ptx::smem_addr(base + g.w_off + s * w_stage);
       const auto* xs = reinterpret_cast<const uint16_t*>(base + g.x_off + s * g.x_bytes);
@@ -214,7 +254,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     // ---- epilogue: the warps' sums added in warp order, then D = alpha * sum + beta * C
     constexpr int kCols = NT * 8;
-    float* mine = red + cw * g.rows16 * kCols;
+    // One unit a CTA: the sums take the stage ring's place once every warp is past it (all its
+    // copies have landed: each was waited for).
+    float* sums = g.single ? reinterpret_cast<float*>(base) : red;  // (kWarps, rows16, kCols)
+    if (g.single) ptx::named_barrier_sync(1, 32 * kWarps);
+    float* mine = sums + cw * g.rows16 * kCols;
 #pragma unroll
     for (int i = 0; i < kMaxMt; ++i) {
       if (i >= mt) break;
@@ -232,12 +276,34 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int r = e / (kCols / 2), c = 2 * (e % (kCols / 2));
       float v0 = 0.f, v1 = 0.f;
       for (int w = 0; w < kWarps; ++w) {
-        const float2 v = *reinterpret_cast<const float2*>(red + (w * g.rows16 + r) * kCols + c);
+        const float2 v = *reinterpret_cast<const float2*>(sums + (w * g.rows16 + r) * kCols + c);
         v0 += v.x, v1 += v.y;
       }
-      if (c < p.n) gpu::store_pair(p, l, row0 + r, c, v0, v1);
+      if (g.splits > 1)  // this CTA's total, in warp 0's place (read above by this thread only)
+        *reinterpret_cast<float2*>(sums + r * kCols + c) = make_float2(v0, v1);
+      else if (c < p.n)
+        gpu::store_pair(p, l, row0 + r, c, v0, v1);
     }
-    ptx::named_barrier_sync(1, 32 * kWarps);  // red is read before the next block writes it
+    if (g.splits > 1) {
+      // The cluster's CTAs' totals added in rank order (shared memory across the cluster),
+      // each CTA storing a 1/S share of the pairs; the second barrier keeps every CTA's
+      // shared memory alive until the others have read it.
+      cluster_sync();
+      namespace cg = cooperative_groups;
+      const cg::cluster_group cluster = cg::this_cluster();
+      for (int e = rank * 32 * kWarps + threadIdx.x - 32; e < pairs; e += 32 * kWarps * g.splits) {
+        const int r = e / (kCols / 2), c = 2 * (e % (kCols / 2));
+        float v0 = 0.f, v1 = 0.f;
+        for (int j = 0; j < g.splits; ++j) {
+          const float* other = cluster.map_shared_rank(sums, j);
+          const float2 v = *reinterpret_cast<const float2*>(other + r * kCols + c);
+          v0 += v.x, v1 += v.y;
+        }
+        if (c < p.n) gpu::store_pair(p, l, row0 + r, c, v0, v1);
+      }
+      cluster_sync();
+    }
+    ptx::named_barrier_sync(1, 32 * kWarps);  // the sums are read before the next block writes them
   }
 #endif
 }
@@ -245,23 +311,75 @@ __global__ void __launch_bounds__(kThreads, 1)
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int align(int b, int a) { return (b + a - 1) / a * a; }
 
-// R: the multiple of 8 (<= 128) whose blocks leave the fewest rows on the busiest SM; on a
-// tie the larger (fewer, longer streams).
-int rows_of(int64_t m, int64_t batch, int sms) {
-  int best = 8;
-  int64_t best_rows = INT64_MAX;
-  for (int r = 8; r <= kMaxRows; r += 8) {
-    const int64_t busiest = ceil_div(batch * ceil_div(m, r), sms) * r;
-    if (busiest <= best_rows) best = r, best_rows = busiest;
+// How many clusters of `splits` CTAs (1..kMaxSplits) of this kernel (full shared memory) the
+// device holds at once: a GPC's SMs do not always divide by the cluster size (H200: fewer than
+// 32 clusters of 4). Asked once per process.
+constexpr int kMaxSplits = 4;
+int max_clusters(int splits) {
+  static std::once_flag once;
+  static int held[kMaxSplits + 1] = {};
+  std::call_once(once, [] {
+    const auto kernel = decode_rows_kernel<__nv_bfloat16, 2, true>;
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBudget) !=
+        cudaSuccess)
+      return;
+    for (int s = 1; s <= kMaxSplits; ++s) {
+      cudaLaunchAttribute attr{};
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim = {static_cast<unsigned>(s), 1, 1};
+      cudaLaunchConfig_t cfg{};
+      cfg.gridDim = dim3(static_cast<unsigned>(s));
+      cfg.blockDim = dim3(kThreads);
+      cfg.dynamicSmemBytes = kSmemBudget;
+      cfg.attrs = &attr;
+      cfg.numAttrs = 1;
+      if (cudaOccupancyMaxActiveClusters(&held[s], kernel, &cfg) != cudaSuccess) held[s] = 0;
+    }
+    cudaGetLastError();
+  });
+  return held[std::clamp(splits, 1, kMaxSplits)];
+}
+
+// A CTA streams its rows the faster the more rows it holds (H200: 32 rows ~18 GB/s an SM, 112
+// rows ~26 GB/s, as if each block cost ~24 rows more than it has).
+constexpr int kRowCost = 24;
+
+// The cut of the large side: row blocks of R rows (a multiple of 8, <= 128), each over the
+// whole K in one CTA or over 1/S of it in each CTA of a cluster of S (2..4). The cost of a cut
+// is its busiest CTA's share, waves x (R + kRowCost) x K / S; a split is taken only in one
+// wave of clusters unless forced. On a tie the larger S, then the larger R (x's copies spread
+// over more rows of W: at 32 rows and M = 16, x's bytes are half of W's in every stage).
+struct Cut {
+  int rows = 8, splits = 1;
+};
+Cut cut_of(int64_t m, int64_t batch, int64_t k, int sms, int forced) {
+  Cut best;
+  double best_cost = 1e300;
+  for (int s = 1; s <= kMaxSplits; ++s) {
+    if (forced > 0 && s != forced) continue;
+    const int64_t held = s == 1 ? sms : int64_t{max_clusters(s)} * s;
+    if (held <= 0 || (s > 1 && k < 512 * s)) continue;  // a stage is at most 512 of K
+    for (int r = 8; r <= kMaxRows; r += 8) {
+      const int64_t ctas = batch * ceil_div(m, r) * s;
+      const int64_t waves = ceil_div(ctas, held);
+      if (s > 1 && waves > 1 && forced == 0) continue;  // forced: clusters in waves
+      const double cost =
+          static_cast<double>(waves) * (r + kRowCost) * static_cast<double>(ceil_div(k, s));
+      if (cost <= best_cost) best = {r, s}, best_cost = cost;
+    }
   }
+  if (forced > 0 && best_cost == 1e300) return cut_of(m, batch, k, sms, 0);  // S cannot be had
   return best;
 }
 
 // The geometry of a problem with the small side n (<= kMaxDecode) on `sms` SMs; false when the
 // shared memory cannot hold two stages.
-bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, Geometry* out) {
+bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, Geometry* out) {
   Geometry g{};
-  g.rows = rows_of(p.m, batch, std::max(sms, 1));
+  const Cut cut = cut_of(p.m, batch, p.read_ab ? p.k : 0, std::max(sms, 1), p.read_ab ? forced : 1);
+  g.rows = cut.rows;
+  g.splits = cut.splits;
+  g.single = g.splits > 1;
   g.rows16 = align(g.rows, 16);
   // ~32 KiB of W a stage, in one TMA copy where K allows (a 3-D map). Measured on the H200
   // (16 x 4096 x 4096, 32 rows a CTA): stages of 8 / 16 / 32 KiB took 22.9 / 18.9 / 17.2 us;
@@ -282,13 +400,17 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, Geometry* out
   const int w_stage = g.box_rows * kBoxK * 2 * g.boxes;
   const int cols = n > 8 ? 16 : 8;
   const int red = kWarps * g.rows16 * cols * 4;
-  const int fixed = 1024 /* alignment */ + 1024 /* rows past a chunk */ + red + 2 * kMaxStages * 8;
+  // One unit a CTA: the sums reuse the stage ring (more stages).
+  const int own_red = g.single ? 0 : red;
+  const int fixed =
+      1024 /* alignment */ + 1024 /* rows past a chunk */ + own_red + 2 * kMaxStages * 8;
   g.stages = std::min(kMaxStages, (kSmemBudget - fixed) / (w_stage + g.x_bytes));
-  if (g.stages < 2) return false;
+  if (g.stages < 2 || g.kstages < g.splits) return false;
   g.w_off = 0;
   g.x_off = g.stages * w_stage + 1024;
   g.red_off = align(g.x_off + g.stages * g.x_bytes, 16);
-  g.bar_off = align(g.red_off + red, 8);
+  if (g.single && g.red_off < red) g.red_off = align(red, 16);  // the ring holds the sums
+  g.bar_off = align(g.red_off + own_red, 8);
   g.total = g.bar_off + 2 * g.stages * 8 + 1024;
   *out = g;
   return true;
@@ -360,8 +482,31 @@ cudaError_t launch(const gpu::Problem& pr, const CUtensorMap& map, bool batched,
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.total);
       e != cudaSuccess)
     return e;
-  const auto grid = static_cast<unsigned>(std::min<int64_t>(g.units, sms));
-  kernel<<<grid, kThreads, g.total, stream>>>(pr.params, map, batched, x, g);
+  // A split runs one unit a CTA, S CTAs (one cluster) a unit; otherwise at most one CTA an SM.
+  const int64_t ctas = g.splits > 1 ? g.units * g.splits : std::min<int64_t>(g.units, sms);
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim = {static_cast<unsigned>(g.splits), 1, 1};
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = g.total;
+  cfg.stream = stream;
+  // Programmatic dependent launch: the launch and the barrier set-up overlap the tail of the
+  // previous kernel in the stream (H200, 16 x 4096 x K: 0.8-0.9 us a call at K = 128..2048).
+  cudaLaunchAttribute attrs[2] = {attr, {}};
+  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[1].val.programmaticStreamSerializationAllowed = 1;
+  // GEMMKIT_DECODE_PDL=0 launches without it (to measure what it gives).
+  static const bool pdl = [] {
+    const char* e = std::getenv("GEMMKIT_DECODE_PDL");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  cfg.attrs = attrs;
+  cfg.numAttrs = pdl ? 2 : 1;
+  if (cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, pr.params, map, batched, x, g);
+      e != cudaSuccess)
+    return e;
   return cudaGetLastError();
 }
 
@@ -377,6 +522,14 @@ cudaError_t launch_t(const gpu::Problem& pr, const CUtensorMap& map, bool batche
 
 }  // namespace
 
+static int forced_splits(int split_k) { return std::min(split_k, kMaxSplits); }
+
+DecodeRowsCut decode_rows_cut(const GemmDesc& d, int splits) {
+  const Cut c = cut_of(std::max(d.m, d.n), std::max<int64_t>(d.batch, 1), d.k,
+                       std::max(1, sm90::device_sm_count()), forced_splits(splits));
+  return {c.rows, c.splits};
+}
+
 Status decode_rows_can_implement(const GemmDesc& d) {
   if (Status s = sm90::can_implement(d); !s) return s;
   if (std::min(d.m, d.n) > kMaxDecode)
@@ -384,13 +537,13 @@ Status decode_rows_can_implement(const GemmDesc& d) {
                                std::to_string(kMaxDecode));
   // Few rows a CTA stream slowly (H200: 16 rows a CTA 1.3 TB/s at 16 x 2112 x 7168; 32 rows
   // ~18 GB/s an SM, 2.1-2.4 TB/s at 4096 x 14336; 112 rows 3.4-3.5 TB/s): the decode tile
-  // serves fewer than 24, and fewer than 48 over a long K (16 x 4096 x 14336: 41.1 us there,
-  // 49.6 here; over K = 4096 this kernel is the faster, 17.5 against 19.6 us).
-  const int64_t rows_per_sm = std::max(d.m, d.n) / std::max(1, sm90::device_sm_count());
-  if (rows_per_sm < kMinRowsPerSm || (d.k > 8192 && rows_per_sm < 2 * kMinRowsPerSm))
-    return GEMMKIT_UNSUPPORTED("the row-block decode kernel needs " +
-                               std::to_string(kMinRowsPerSm) + " rows of the large side per SM (" +
-                               std::to_string(2 * kMinRowsPerSm) + " when K > 8192)");
+  // serves cuts of fewer than 24 rows a CTA, and fewer than 48 over a long K unsplit (16 x 4096
+  // x 14336: 41.1 us there, 49.6 here at 32 rows; over K = 4096 this kernel is the faster).
+  const DecodeRowsCut cut = decode_rows_cut(d);
+  if (cut.rows < kMinRows || (cut.splits == 1 && d.k > 8192 && cut.rows < 2 * kMinRows))
+    return GEMMKIT_UNSUPPORTED("the row-block decode kernel needs " + std::to_string(kMinRows) +
+                               " rows of the large side a CTA (" + std::to_string(2 * kMinRows) +
+                               " when K > 8192 and K is not split)");
   // Pointers are unknown here: taken as aligned; decode_rows_run checks them again.
   return refuse_shape(gpu::make_problem(d, GemmArgs{.a = nullptr, .b = nullptr}, true));
 }
@@ -412,7 +565,7 @@ Status decode_rows_run(const GemmDesc& d, const GemmArgs& args, const Options& o
   XSource x{};
   if (pr.params.read_ab) x_source_of(pr, pr.params.k, &x);
   Geometry g;
-  if (!geometry_of(pr.params, pr.batch, x.kmajor, sms, &g))
+  if (!geometry_of(pr.params, pr.batch, x.kmajor, sms, forced_splits(opt.split_k), &g))
     return GEMMKIT_UNSUPPORTED("the row-block decode kernel's stages do not fit shared memory");
   CUtensorMap map{};
   const auto& a = pr.params.a;

@@ -31,11 +31,19 @@ Status run(const GemmDesc& d, const GemmArgs& args, const Options& opt);
 inline constexpr std::int64_t kMaxDecode = 16;
 
 // The row-block decode kernel (decode_rows.cu): min(M, N) <= kMaxDecode, run with the large
-// side as M; each CTA streams whole rows of W over the full K through a TMA ring (rows per
-// CTA chosen so the blocks fill the SMs), so no output is shared and nothing is reduced across
-// CTAs.
+// side as M; the large side is cut into blocks of R rows streamed through a TMA ring, each
+// block by one CTA over the full K or by a cluster of S CTAs over 1/S of K each (their sums
+// added in rank order through shared memory), so nothing goes through global memory twice.
 // NotSupported unless the sm90 family takes the problem, W's rows are K-contiguous on 16 bytes,
-// x is K-contiguous rows on 16 bytes or packed M-major, and K is a multiple of 8.
+// x is K-contiguous rows on 16 bytes or packed M-major, K is a multiple of 8, and the cut has
+// at least 24 rows a block (48 when K > 8192 and unsplit).
+struct DecodeRowsCut {
+  int rows = 0;    // R: rows of the large side a block (a multiple of 8, <= 128)
+  int splits = 1;  // S: CTAs (one cluster) a block, 1 to 4
+};
+// The cut taken for d on the device in use; `splits` > 0 forces S (Options::split_k; more than
+// 4 asks for 4).
+DecodeRowsCut decode_rows_cut(const GemmDesc& d, int splits = 0);
 Status decode_rows_can_implement(const GemmDesc& d);
 
 // Workspace: none, unless args' pointers are off 16 bytes: then the decode tile's, which
