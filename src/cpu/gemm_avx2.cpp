@@ -1,5 +1,6 @@
 // AVX2+FMA production kernels: sgemm 6x16 (12 ymm accumulators), dgemm 6x8, their 4-row
-// small-M tiles 4x24 and 4x12, i8 -> i32 through the portable tile vectorized with AVX2. Reached only when cpu_info().avx2_fma.
+// small-M tiles 4x24 and 4x12, i8 -> i32 through the portable tile vectorized with AVX2. Reached
+// only when cpu_info().avx2_fma.
 #include <immintrin.h>
 
 #include "cpu/block_table.hpp"

@@ -3,9 +3,9 @@
 // of the B micro-panel, broadcasts MR values of the A micro-panel and issues MR * NV FMAs.
 // Tiles with unit-stride D (and C) rows are written back from registers, an edge tile's last
 // vector of a row with a masked load and store (V::loadn, V::storen); every other tile goes
-// through a small temporary tile and the scalar epilogue (write_back). A bf16 / fp16 C or D is widened / narrowed in
-// registers by the traits' load_bf16, load_f16, store_bf16, store_f16 (f32 only); the fused
-// epilogue (bias, scales, activation) is applied there too.
+// through a small temporary tile and the scalar epilogue (write_back). A bf16 / fp16 C or D is
+// widened / narrowed in registers by the traits' load_bf16, load_f16, store_bf16, store_f16 (f32
+// only); the fused epilogue (bias, scales, activation) is applied there too.
 #pragma once
 #include <cstdint>
 #include <type_traits>

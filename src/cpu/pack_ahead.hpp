@@ -23,11 +23,10 @@ struct PackAhead {
   // source whose rows are contiguous (one run of `rows` values a K step): the others either
   // read K-contiguous lines that the hardware prefetcher follows, or convert and are not
   // bound by the memory.
-  static PackAhead of(const PackSource<T>& src, std::int64_t r0, std::int64_t rows,
-                      std::int64_t p0, std::int64_t kc) {
+  static PackAhead of(const PackSource<T>& src, std::int64_t r0, std::int64_t rows, std::int64_t p0,
+                      std::int64_t kc) {
     PackAhead a;
-    if (src.s.row != 1 || src.convert != PackConvert::Copy || src.scale.base != nullptr)
-      return a;
+    if (src.s.row != 1 || src.convert != PackConvert::Copy || src.scale.base != nullptr) return a;
     a.base = reinterpret_cast<const char*>(static_cast<const T*>(src.base) + r0 + p0 * src.s.col);
     a.step = src.s.col * std::int64_t(sizeof(T));
     a.run = rows * std::int64_t(sizeof(T));
