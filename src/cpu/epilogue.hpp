@@ -82,6 +82,7 @@ struct Epi {
   bool read_c = false;  // beta != 0 (or a later K block)
   int mr = 0, nr = 0;   // valid rows / columns of the tile
   bool fast = false;    // full tile, D and C unit-stride along N: the vector path may store
+  bool unit = false;    // D and C unit-stride along N, full tile or not
   // The fused epilogue, its pointers at the tile's first row / column; bias and act in the last
   // K block only, the scales in every one.
   EpilogueOperands ep;

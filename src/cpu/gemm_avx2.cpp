@@ -1,5 +1,6 @@
-// AVX2+FMA production kernels: sgemm 6x16 (12 ymm accumulators), dgemm 6x8, i8 -> i32 through
-// the portable tile vectorized with AVX2. Reached only when cpu_info().avx2_fma.
+// AVX2+FMA production kernels: sgemm 6x16 (12 ymm accumulators), dgemm 6x8, their 4-row
+// small-M tiles 4x24 and 4x12, i8 -> i32 through the portable tile vectorized with AVX2. Reached
+// only when cpu_info().avx2_fma.
 #include <immintrin.h>
 
 #include "cpu/block_table.hpp"
@@ -18,6 +19,12 @@ struct VecF32 {
   static Reg load(const T* p) { return _mm256_load_ps(p); }
   static Reg loadu(const T* p) { return _mm256_loadu_ps(p); }
   static void storeu(T* p, Reg v) { _mm256_storeu_ps(p, v); }
+  // The first n lanes (0 < n < W); masked lanes are neither read nor written.
+  static __m256i first(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static Reg loadn(const T* p, int n) { return _mm256_maskload_ps(p, first(n)); }
+  static void storen(T* p, int n, Reg v) { _mm256_maskstore_ps(p, first(n), v); }
   static Reg broadcast(const T* p) { return _mm256_broadcast_ss(p); }
   static Reg set1(T x) { return _mm256_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
@@ -57,6 +64,12 @@ struct VecF64 {
   static Reg load(const T* p) { return _mm256_load_pd(p); }
   static Reg loadu(const T* p) { return _mm256_loadu_pd(p); }
   static void storeu(T* p, Reg v) { _mm256_storeu_pd(p, v); }
+  // The first n lanes (0 < n < W); masked lanes are neither read nor written.
+  static __m256i first(int n) {
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+  }
+  static Reg loadn(const T* p, int n) { return _mm256_maskload_pd(p, first(n)); }
+  static void storen(T* p, int n, Reg v) { _mm256_maskstore_pd(p, first(n), v); }
   static Reg broadcast(const T* p) { return _mm256_broadcast_sd(p); }
   static Reg set1(T x) { return _mm256_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
@@ -71,8 +84,16 @@ constexpr Isa kIsa = Isa::Avx2;
 struct Sgemm : SimdKernel<VecF32, 6, 2> {
   static constexpr Isa kIsa = Isa::Avx2;
 };
-using SgemmSmallM = Sgemm;
 struct Dgemm : SimdKernel<VecF64, 6, 2> {
+  static constexpr Isa kIsa = Isa::Avx2;
+};
+// The small-M tiles, 4 rows of 3 vectors (12 accumulators), for a short side of 17..64 that 4
+// divides better than 6 (tile_choice.hpp): 64 rows are 16 full tiles, where 6-row tiles leave
+// a 4-row edge tile on every column panel.
+struct SgemmSmallM : SimdKernel<VecF32, 4, 3> {
+  static constexpr Isa kIsa = Isa::Avx2;
+};
+struct DgemmSmallM : SimdKernel<VecF64, 4, 3> {
   static constexpr Isa kIsa = Isa::Avx2;
 };
 struct Igemm : PortableKernel<std::int32_t, 4, 16> {

@@ -21,6 +21,9 @@ struct VecF32 {
   static Reg load(const T* p) { return _mm512_load_ps(p); }
   static Reg loadu(const T* p) { return _mm512_loadu_ps(p); }
   static void storeu(T* p, Reg v) { _mm512_storeu_ps(p, v); }
+  // The first n lanes (0 < n < W); masked lanes are neither read nor written.
+  static Reg loadn(const T* p, int n) { return _mm512_maskz_loadu_ps(__mmask16((1u << n) - 1), p); }
+  static void storen(T* p, int n, Reg v) { _mm512_mask_storeu_ps(p, __mmask16((1u << n) - 1), v); }
   static Reg broadcast(const T* p) { return _mm512_set1_ps(*p); }
   static Reg set1(T x) { return _mm512_set1_ps(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_ps(a, b, c); }
@@ -64,6 +67,9 @@ struct VecF64 {
   static Reg load(const T* p) { return _mm512_load_pd(p); }
   static Reg loadu(const T* p) { return _mm512_loadu_pd(p); }
   static void storeu(T* p, Reg v) { _mm512_storeu_pd(p, v); }
+  // The first n lanes (0 < n < W); masked lanes are neither read nor written.
+  static Reg loadn(const T* p, int n) { return _mm512_maskz_loadu_pd(__mmask8((1u << n) - 1), p); }
+  static void storen(T* p, int n, Reg v) { _mm512_mask_storeu_pd(p, __mmask8((1u << n) - 1), v); }
   static Reg broadcast(const T* p) { return _mm512_set1_pd(*p); }
   static Reg set1(T x) { return _mm512_set1_pd(x); }
   static Reg fma(Reg a, Reg b, Reg c) { return _mm512_fmadd_pd(a, b, c); }
@@ -85,6 +91,7 @@ using SgemmSmallM = Sgemm;
 struct Dgemm : SimdKernel<VecF64, 8, 2> {
   static constexpr Isa kIsa = Isa::Avx512;
 };
+using DgemmSmallM = Dgemm;
 // Without VNNI (Skylake-X): the portable tile, vectorized with AVX-512.
 struct Igemm : PortableKernel<std::int32_t, 8, 32> {
   static constexpr Isa kIsa = Isa::Avx512;

@@ -4,7 +4,7 @@
 //              -> ir (MR) -> K::tile
 //   scheduler  the team shares each packed B block and splits the rows (BLIS's ic loop), or
 //              splits the columns when there is one row block (Driver::run)
-//   epilogue   in K::tile (registers -> D for full unit-stride tiles, a temporary tile otherwise);
+//   epilogue   in K::tile (registers -> D for unit-stride tiles, a temporary tile otherwise);
 //              a bf16 / fp16 D is narrowed there, once, from an f32 running sum (Driver::run)
 // Plus the variants that reuse it: a streaming GEMV for M == 1 or N == 1, deterministic
 // split-K for small M * N with long K, and strided batches.
@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -28,6 +29,8 @@
 #include "cpu/epilogue.hpp"
 #include "cpu/isa_namespace.hpp"
 #include "cpu/pack.hpp"
+#include "cpu/pack_ahead.hpp"
+#include "cpu/tile_choice.hpp"
 #include "cpu/workspace.hpp"
 #include "gemmkit/gemm.hpp"
 
@@ -111,22 +114,12 @@ Problem<T> make_problem(const GemmDesc& desc, const GemmArgs& args, std::int64_t
   return pr;
 }
 
-// Picks the orientation of a problem for an MR x NR tile: the one that pads fewer output
-// elements to whole tiles (M = 16 against MR = 12 and NR = 32 wants M on the MR side), and on
-// a near tie (within 15%) the one where D's unit stride runs along N, so full tiles store from
-// registers. Under batch invariance, as for kBatchInvariantM rows: the same for every M.
+// The orientation of a problem for an MR x NR tile (tile_choice.hpp's swaps_roles); under
+// batch invariance, as for kBatchInvariantM rows: the same for every M.
 template <class T>
 Problem<T> oriented(const Problem<T>& p, int mr, int nr) {
-  auto padded = [&](std::int64_t m, std::int64_t n) {
-    return double((m + mr - 1) / mr * mr) * double((n + nr - 1) / nr * nr);
-  };
   const std::int64_t m = p.invariant ? kBatchInvariantM : p.m;
-  const double keep = padded(m, p.n), swap = padded(p.n, m);
-  const bool unit_keep = p.sd.col == 1, unit_swap = p.sd.row == 1;
-  // Strided write-back costs some 10% of a K block, so padding must save more than that.
-  if (swap < 0.85 * keep) return transposed(p);
-  if (keep < 0.85 * swap) return p;
-  return (!unit_keep && unit_swap) ? transposed(p) : p;
+  return swaps_roles(m, p.n, p.sd.col == 1, p.sd.row == 1, mr, nr) ? transposed(p) : p;
 }
 
 // D = act(beta * C + bias) (beta == 0: C unread): alpha == 0 or K == 0 reads neither A nor B.
@@ -229,19 +222,32 @@ struct Driver {
     }
 
     // Rows [i0, i0 + mc) against B micro-panels [q0, q1), packed kStreamPanels at a time
-    // just before their use.
+    // just before their use; the next group's source is fetched while this one is multiplied.
     auto stream_block = [&](int tid, std::int64_t i0, std::int64_t mc, std::int64_t q0,
                             std::int64_t q1) {
       T* pa = static_cast<T*>(ws.a[tid].get(bytes));
       T* panels = pa + b_at;  // (KC, kStreamPanels * NR), aligned for the kernel's loads
+      // Columns [j0, j0 + nc) of the g micro-panels from q on (q - q0 a multiple of
+      // kStreamPanels).
+      auto group = [&](std::int64_t q) {
+        const std::int64_t j0 = q * NR, g = std::min(kStreamPanels, q1 - q);
+        return std::tuple{j0, std::min(g * NR, p.n - j0), g};
+      };
       for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
         const std::int64_t kc = std::min(KC, p.k - p0);
         pack<MR>(p.a, i0, mc, p0, kc, pa);
         for (std::int64_t q = q0; q < q1; q += kStreamPanels) {
-          const std::int64_t g = std::min(kStreamPanels, q1 - q);
-          const std::int64_t j0 = q * NR, nc = std::min(g * NR, p.n - j0);
+          const auto [j0, nc, g] = group(q);
           pack<NR>(p.bt, j0, nc, p0, kc, panels);
-          macro_kernel(p, sum, pa, panels, i0, mc, j0, nc, p0, kc, 0, g);
+          // The next group: the next panels of this K block, or the first of the next block.
+          PackAhead<T> ahead;
+          const bool last_q = q + kStreamPanels >= q1;
+          if (!last_q || p0 + KC < p.k) {
+            const std::int64_t pn = last_q ? p0 + KC : p0;
+            const auto [jn, ncn, gn] = group(last_q ? q0 : q + kStreamPanels);
+            ahead = PackAhead<T>::of(p.bt, jn, ncn, pn, std::min(KC, p.k - pn));
+          }
+          macro_kernel(p, sum, pa, panels, i0, mc, j0, nc, p0, kc, 0, g, &ahead);
         }
       }
     };
@@ -308,10 +314,12 @@ struct Driver {
     }
   }
 
-  // Every (MR, NR) tile of micro-panels [q0, q1) of the packed B block against the A block.
+  // Every (MR, NR) tile of micro-panels [q0, q1) of the packed B block against the A block,
+  // with an equal slice of `ahead`'s prefetches after each tile.
   static void macro_kernel(const Problem<T>& p, const Sum& sum, const T* pa, const T* pb,
                            std::int64_t i0, std::int64_t mc, std::int64_t j0, std::int64_t nc,
-                           std::int64_t p0, std::int64_t kc, std::int64_t q0, std::int64_t q1) {
+                           std::int64_t p0, std::int64_t kc, std::int64_t q0, std::int64_t q1,
+                           PackAhead<T>* ahead = nullptr) {
     const bool first = p0 == 0, last = p0 + kc == p.k;
     const std::int64_t kcp = packed_k(kc);
     // Writes D in the last K block (in every block when the running sum is D itself), reads
@@ -332,6 +340,9 @@ struct Driver {
     // The output's scale and amax, and fp8 C or D, take the scalar write-back (epilogue.hpp).
     const bool scalar = e.ep.scales_output() || is_fp8(e.d_as) || (e.read_c && is_fp8(e.c_as));
     const bool unit = !scalar && e.sd.col == 1 && (!e.read_c || e.sc.col == 1);
+    e.unit = unit;
+    const std::int64_t tiles = (q1 - q0) * ((mc + MR - 1) / MR);
+    std::int64_t done = 0;
     for (std::int64_t q = q0; q < q1; ++q) {
       const std::int64_t jr = q * NR;
       e.nr = static_cast<int>(std::min<std::int64_t>(NR, nc - jr));
@@ -349,6 +360,7 @@ struct Driver {
           padded_tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
         else
           K::tile(kcp, pa + ir * kcp, pb + jr * kcp, e);
+        if (ahead) ahead->upto(++done, tiles);
       }
     }
   }

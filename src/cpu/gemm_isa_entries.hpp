@@ -1,10 +1,12 @@
 // The entry points of one ISA file, written once: included by gemm_avx512.cpp,
 // gemm_avx2.cpp and gemm_portable.cpp after they define the kernel types Sgemm, SgemmSmallM,
-// Dgemm, Igemm, IgemmVnni and the constants kIsa, kHasIgemmVnni. Defines `kIsaKernels`.
+// Dgemm, DgemmSmallM, Igemm, IgemmVnni and the constants kIsa, kHasIgemmVnni. Defines
+// `kIsaKernels`.
 #pragma once
 #include "cpu/gemm_driver.hpp"
 #include "cpu/kernels.hpp"
 #include "cpu/split_policy.hpp"
+#include "cpu/tile_choice.hpp"
 #include "cpu/weight_stream.hpp"
 
 namespace gemmkit::cpu {
@@ -17,18 +19,18 @@ inline Status sgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o
   if (!o.batch_invariant &&
       (weight_stream_applies(d) || (kIsa == Isa::Avx2 && f32_stream_applies(d))))
     return run_weight_stream(d, a, o), Status{};
-  // A short side of at most 64 that the small-M tile pads less (M = 16: 8x32 fills both of
-  // its tiles where 12x32 wastes a third) takes SgemmSmallM.
-  const std::int64_t s = std::min(d.m, d.n);
-  auto pad = [s](int mr) { return (s + mr - 1) / mr * mr; };
-  if (!o.batch_invariant && s <= 64 && pad(SgemmSmallM::kMR) < pad(Sgemm::kMR))
+  // A short side that the small-M tile pads less takes it (tile_choice.hpp).
+  if (small_m_tile_applies(d, o.batch_invariant, SgemmSmallM::kMR, SgemmSmallM::kNR, Sgemm::kMR))
     run_batches<SgemmSmallM>(d, a, o, Variant::Packed);
   else
     run_batches<Sgemm>(d, a, o, Variant::Packed);
   return {};
 }
 inline Status dgemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {
-  run_batches<Dgemm>(d, a, o, Variant::Packed);
+  if (small_m_tile_applies(d, o.batch_invariant, DgemmSmallM::kMR, DgemmSmallM::kNR, Dgemm::kMR))
+    run_batches<DgemmSmallM>(d, a, o, Variant::Packed);
+  else
+    run_batches<Dgemm>(d, a, o, Variant::Packed);
   return {};
 }
 inline Status igemm_entry(const GemmDesc& d, const GemmArgs& a, const Options& o) {

@@ -14,6 +14,7 @@ using SgemmSmallM = Sgemm;
 struct Dgemm : PortableKernel<double, 4, 8> {
   static constexpr Isa kIsa = Isa::Portable;
 };
+using DgemmSmallM = Dgemm;
 struct Igemm : PortableKernel<std::int32_t, 4, 16> {
   static constexpr Isa kIsa = Isa::Portable;
 };

@@ -1,11 +1,11 @@
 // The SIMD microkernel, written once over a vector-traits type V (AVX2 or AVX-512, float or
 // double): an (MR, NV * W) tile held in MR * NV vector registers. Each K step loads NV vectors
 // of the B micro-panel, broadcasts MR values of the A micro-panel and issues MR * NV FMAs.
-// Full tiles with unit-stride D (and C) rows are written back from registers; every other
-// tile goes through a small temporary tile and the scalar epilogue, so the kernel never
-// handles a partial tile itself (write_back). A bf16 / fp16 C or D is widened / narrowed in
-// registers by the traits' load_bf16, load_f16, store_bf16, store_f16 (f32 only); the fused
-// epilogue (bias, scales, activation) is applied there too.
+// Tiles with unit-stride D (and C) rows are written back from registers, an edge tile's last
+// vector of a row with a masked load and store (V::loadn, V::storen); every other tile goes
+// through a small temporary tile and the scalar epilogue (write_back). A bf16 / fp16 C or D is
+// widened / narrowed in registers by the traits' load_bf16, load_f16, store_bf16, store_f16 (f32
+// only); the fused epilogue (bias, scales, activation) is applied there too.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -67,7 +67,8 @@ struct SimdKernel {
   // The write-back of one tile, by the cheapest path that serves it: full unit-stride tiles
   // from registers (plain f32 / f64; bf16 / fp16 C or D, bias, scales and ReLU widened,
   // narrowed and applied in registers; GELU / SiLU through an L1 tile and vector activations),
-  // everything else (edges, strided D) through a temporary tile and the scalar epilogue.
+  // plain f32 / f64 unit-stride edge tiles from registers too (write_edge), everything else
+  // (other edges, strided D) through a temporary tile and the scalar epilogue.
   __attribute__((always_inline)) static void write_back(const typename V::Reg (&acc)[MR][NV],
                                                         const Epi<T>& e) {
     if (e.fast && e.native() && e.plain()) {
@@ -85,6 +86,7 @@ struct SimdKernel {
       }
       return;
     }
+    if (e.unit && e.native() && e.plain()) return write_edge(acc, e);
     if (e.fast && (e.ep.act == Activation::None || e.ep.act == Activation::Relu)) {
       // bf16 / fp16 C or D, a bias, ReLU: the same arithmetic, widened and narrowed in registers.
       with_stored<T>(e.d_as, [&](auto da) {
@@ -118,6 +120,33 @@ struct SimdKernel {
     for (int i = 0; i < MR; ++i)
       for (int v = 0; v < NV; ++v) V::storeu(tmp + i * kNR + v * V::W, acc[i][v]);
     epilogue_tile<kNR>(tmp, e);
+  }
+
+  // An edge tile (fewer than MR rows or NR columns) of plain f32 / f64 with unit-stride D and
+  // C: the full tile's arithmetic on its valid rows, a row's last partial vector loaded and
+  // stored under a mask; nothing past the edge is read or written.
+  __attribute__((always_inline)) static void write_edge(const typename V::Reg (&acc)[MR][NV],
+                                                        const Epi<T>& e) {
+    const typename V::Reg alpha = V::set1(e.alpha), beta = V::set1(e.beta);
+#pragma GCC unroll 32
+    for (int i = 0; i < MR; ++i) {
+      if (i >= e.mr) break;
+      T* d = static_cast<T*>(e.d) + i * e.sd.row;
+      const T* c = static_cast<const T*>(e.c) + i * e.sc.row;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const int n = e.nr - v * V::W;  // valid lanes of this vector
+        if (n <= 0) break;
+        typename V::Reg r = V::mul(alpha, acc[i][v]);
+        if (n >= V::W) {
+          if (e.read_c) r = V::fma(beta, V::loadu(c + v * V::W), r);
+          V::storeu(d + v * V::W, r);
+        } else {
+          if (e.read_c) r = V::fma(beta, V::loadn(c + v * V::W, n), r);
+          V::storen(d + v * V::W, n, r);
+        }
+      }
+    }
   }
 
   // Vectors of C and D stored as S.
