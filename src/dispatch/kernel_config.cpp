@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cuda/gemv/gemv.hpp"
+
 namespace gemmkit::dispatch {
 
 namespace {
@@ -191,13 +193,9 @@ ledger::TileConfig problem_tile_config(const KernelConfig& c, const GemmDesc& d,
   } else {
     t.block_m = rows, t.block_n = c.tile_m;
   }
-  // A stage holds ~32 KiB of the weight: K in 64-wide boxes of the rows (rounded up to 16),
-  // 2 to 8 of them, an even count (the kernel's own rule; at most tile_k). Its ring fills the
-  // shared memory whatever the rows (one CTA an SM): as many stages as fit in 192 KiB.
-  const std::int64_t box_bytes = (rows + 15) / 16 * 16 * 64 * 2;
-  std::int64_t boxes = std::clamp<std::int64_t>(32768 / box_bytes, 2, 8);
-  boxes += boxes % 2;
-  t.block_k = static_cast<int>(std::min<std::int64_t>(t.block_k, boxes * 64));
+  // A stage holds ~32 KiB of the weight, by the kernel's own rule (at most tile_k). Its ring
+  // fills the shared memory whatever the rows (one CTA an SM): as many stages as fit in 192 KiB.
+  t.block_k = std::min<std::int64_t>(t.block_k, gemv::decode_rows_stage_boxes(rows, false) * 64);
   const std::int64_t stage = (t.block_m + t.block_n) * t.block_k * 2;
   t.stages = static_cast<int>(std::max<std::int64_t>(1, (192 << 10) / std::max<std::int64_t>(1, stage)));
   return t;

@@ -80,7 +80,6 @@ struct Geometry {
   int64_t units;   // row blocks over the batch
   int64_t kstages; // stages of one row block: ceil(K / KS)
   int splits;      // S: CTAs (one cluster) sharing a row block, each over 1/S of K's stages
-  int single;      // 1: every CTA takes one unit; the reduction then reuses the stage ring
   // Shared-memory offsets (bytes from the 1024-aligned base).
   int w_off, x_off, red_off, bar_off, total;
 };
@@ -254,10 +253,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     // ---- epilogue: the warps' sums added in warp order, then D = alpha * sum + beta * C
     constexpr int kCols = NT * 8;
-    // One unit a CTA: the sums take the stage ring's place once every warp is past it (all its
-    // copies have landed: each was waited for).
-    float* sums = g.single ? reinterpret_cast<float*>(base) : red;  // (kWarps, rows16, kCols)
-    if (g.single) ptx::named_barrier_sync(1, 32 * kWarps);
+    // A split (one unit a CTA): the sums take the stage ring's place once every warp is past it
+    // (all its copies have landed: each was waited for).
+    const bool split = g.splits > 1;
+    float* sums = split ? reinterpret_cast<float*>(base) : red;  // (kWarps, rows16, kCols)
+    if (split) ptx::named_barrier_sync(1, 32 * kWarps);
     float* mine = sums + cw * g.rows16 * kCols;
 #pragma unroll
     for (int i = 0; i < kMaxMt; ++i) {
@@ -279,12 +279,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float2 v = *reinterpret_cast<const float2*>(sums + (w * g.rows16 + r) * kCols + c);
         v0 += v.x, v1 += v.y;
       }
-      if (g.splits > 1)  // this CTA's total, in warp 0's place (read above by this thread only)
+      if (split)  // this CTA's total, in warp 0's place (read above by this thread only)
         *reinterpret_cast<float2*>(sums + r * kCols + c) = make_float2(v0, v1);
       else if (c < p.n)
         gpu::store_pair(p, l, row0 + r, c, v0, v1);
     }
-    if (g.splits > 1) {
+    if (split) {
       // The cluster's CTAs' totals added in rank order (shared memory across the cluster),
       // each CTA storing a 1/S share of the pairs; the second barrier keeps every CTA's
       // shared memory alive until the others have read it.
@@ -379,15 +379,12 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, G
   const Cut cut = cut_of(p.m, batch, p.read_ab ? p.k : 0, std::max(sms, 1), p.read_ab ? forced : 1);
   g.rows = cut.rows;
   g.splits = cut.splits;
-  g.single = g.splits > 1;
   g.rows16 = align(g.rows, 16);
   // ~32 KiB of W a stage, in one TMA copy where K allows (a 3-D map). Measured on the H200
   // (16 x 4096 x 4096, 32 rows a CTA): stages of 8 / 16 / 32 KiB took 22.9 / 18.9 / 17.2 us;
   // a K-major x costs one bulk copy per row of x per stage, so it takes the larger stages
   // (16 x 14336 x 4096 x @ W^T, 112 rows: 57 against 33.5 us).
-  const int box_bytes = g.rows16 * kBoxK * 2;
-  g.boxes = std::clamp(xk ? static_cast<int>(ceil_div(32768, box_bytes)) : 32768 / box_bytes, 2, 8);
-  g.boxes += g.boxes % 2;  // KS a multiple of 128: at least 8 k16 steps, one per warp
+  g.boxes = decode_rows_stage_boxes(g.rows, xk);
   g.chunked = p.k % kBoxK == 0;
   g.box_rows = g.chunked ? g.rows : g.rows16;
   const int ks = g.boxes * kBoxK;
@@ -400,8 +397,9 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, G
   const int w_stage = g.box_rows * kBoxK * 2 * g.boxes;
   const int cols = n > 8 ? 16 : 8;
   const int red = kWarps * g.rows16 * cols * 4;
-  // One unit a CTA: the sums reuse the stage ring (more stages).
-  const int own_red = g.single ? 0 : red;
+  // A split (one unit a CTA): the sums reuse the stage ring (more stages).
+  const bool split = g.splits > 1;
+  const int own_red = split ? 0 : red;
   const int fixed =
       1024 /* alignment */ + 1024 /* rows past a chunk */ + own_red + 2 * kMaxStages * 8;
   g.stages = std::min(kMaxStages, (kSmemBudget - fixed) / (w_stage + g.x_bytes));
@@ -409,8 +407,7 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, G
   g.w_off = 0;
   g.x_off = g.stages * w_stage + 1024;
   g.red_off = align(g.x_off + g.stages * g.x_bytes, 16);
-  if (g.single && g.red_off < red) g.red_off = align(red, 16);  // the ring holds the sums
-  g.bar_off = align(g.red_off + own_red, 8);
+  g.bar_off = align(std::max(g.red_off + own_red, split ? red : 0), 8);  // past the sums
   g.total = g.bar_off + 2 * g.stages * 8 + 1024;
   *out = g;
   return true;

@@ -37,6 +37,17 @@ inline constexpr std::int64_t kMaxDecode = 16;
 // NotSupported unless the sm90 family takes the problem, W's rows are K-contiguous on 16 bytes,
 // x is K-contiguous rows on 16 bytes or packed M-major, K is a multiple of 8, and the cut has
 // at least 24 rows a block (48 when K > 8192 and unsplit).
+// Its stage: ~32 KiB of W in boxes of (rows rounded up to 16, 64 K), 2 to 8 of them and an
+// even count (KS a multiple of 128: at least 8 k16 steps, one per consumer warp). A K-major x
+// costs one bulk copy per row of x per stage, so it rounds the count up, an M-major one down.
+// The kernel sizes its ring by it and the ledger its tile.
+inline int decode_rows_stage_boxes(std::int64_t rows, bool k_major_x) {
+  const std::int64_t box_bytes = (rows + 15) / 16 * 16 * 64 * 2;
+  std::int64_t boxes = k_major_x ? (32768 + box_bytes - 1) / box_bytes : 32768 / box_bytes;
+  boxes = boxes < 2 ? 2 : boxes > 8 ? 8 : boxes;
+  return static_cast<int>(boxes + boxes % 2);
+}
+
 struct DecodeRowsCut {
   int rows = 0;    // R: rows of the large side a block (a multiple of 8, <= 128)
   int splits = 1;  // S: CTAs (one cluster) a block, 1 to 4
