@@ -123,19 +123,25 @@ int main() {
       median_us([&] { cudaMemcpyAsync(dst, src, big, cudaMemcpyDeviceToDevice); }, 7);
   const double copy = 2.0 * big / (copy_us * 1e-6);
   std::printf("copy 1 GiB: %.1f GB/s (2 x bytes / time)\n", copy / 1e9);
-  for (const long rows : {4096L, 14336L}) {
-    const long k = 4096, bytes = rows * k * 2;
+  // (rows, K) of a row-major weight; the long-K shapes are split-K operands whose rows lie
+  // 64 or 128 KiB apart (K-major), or 256 / 512 bytes apart (the same bytes read MN-major).
+  const long shapes[][2] = {{4096, 4096},  {14336, 4096}, {128, 65536},
+                            {256, 32768},  {65536, 128},  {32768, 256}};
+  for (const auto& shape : shapes) {
+    const long rows = shape[0], k = shape[1], bytes = rows * k * 2;
+    const bool ld_too = k == 4096;
     const auto report = [&](const char* what, double us) {
-      std::printf("  %5ld x %ld bf16 (%3ld MB)  %-34s %7.2f us  %5.1f%% of copy\n", rows, k,
+      std::printf("  %5ld x %5ld bf16 (%3ld MB)  %-34s %7.2f us  %5.1f%% of copy\n", rows, k,
                   bytes >> 20, what, us, 100.0 * bytes / (us * 1e-6) / copy);
     };
-    report("ld, 1056 x 256 threads, 4 in flight",
+    if (ld_too) report("ld, 1056 x 256 threads, 4 in flight",
            median_us([&] { ld_read<4><<<1056, 256>>>(reinterpret_cast<const uint4*>(src),
                                                       bytes / 16, g_sink); }));
-    report("ld, 528 x 256 threads, 8 in flight",
+    if (ld_too) report("ld, 528 x 256 threads, 8 in flight",
            median_us([&] { ld_read<8><<<528, 256>>>(reinterpret_cast<const uint4*>(src),
                                                      bytes / 16, g_sink); }));
     for (const int box_rows : {32, 64, 128}) {
+      if (box_rows > rows) continue;
       CUtensorMap map{};
       if (!tma::encode_16bit(&map, src, k, rows, k, 1, 0, 64, box_rows)) return 1;
       const int smem = 8 * box_rows * 128 + 1024;

@@ -111,9 +111,9 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   const double stage_load =
       per_block_bw > 0 ? co.fill_stages * t.smem_bytes_per_stage / per_block_bw : 0;
   const double t_fill = t.waves_ceil * (latency + stage_load);
-  // Fixups (GPU): a stream-K worker parks at most one partial tile, which its owner reads back;
-  // a split-K piece writes its partial tile and reads back its slice of all of them. Both wait
-  // for the other pieces first. (512^3 split in 2 took 14.7 us a call against 7.9 us
+  // Fixups (GPU): a stream-K worker parks at most one partial tile, which its owner reads back
+  // (after waiting for it); a split-K piece writes its partial tile, which the reduction kernel
+  // launched after the GEMM reads back. (512^3 split in 2 took 14.7 us a call against 7.9 us
   // data-parallel on the H200, `bench/micro/hostcost.cpp`.)
   const double partial_bytes = 2.0 * tile.block_m * tile.block_n * 4;  // written, then read
   const bool split_k = !cpu && tile.split_k > 1;

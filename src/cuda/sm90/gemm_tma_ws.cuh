@@ -9,10 +9,10 @@
 //     f16 / bf16), else through a per-warp buffer in shared memory so that stores write whole
 //     row segments (row_epilogue.cuh), predicated at the edges;
 //     while the consumers store, the producer already fills the ring for the next tile;
-//   - split-K (scheduler mode SplitK): the pieces of a tile meet in the workspace and reduce
-//     it in a fixed order (split_fixup.cuh); stream-K (StreamK): the last tiles' K-iterations
-//     spread evenly over the CTAs, a tile's owner adding the pieces parked by the following
-//     workers, in order (stream_fixup.cuh);
+//   - split-K (scheduler mode SplitK): each piece writes its accumulators to the workspace,
+//     summed in a fixed order by the reduction kernel launched next (split_reduce.cuh);
+//     stream-K (StreamK): the last tiles' K-iterations spread evenly over the CTAs, a tile's
+//     owner adding the pieces parked by the following workers, in order (stream_fixup.cuh);
 //   - scheduler: a persistent grid of one CTA per SM walking src/sched's work list; with
 //     CLUSTER = 2, pairs of CTAs (a cluster) take vertically adjacent tiles and each loads
 //     half of their shared B tile, multicast into both CTAs' shared memory.
@@ -29,12 +29,12 @@
 
 #include "cuda/epilogue.cuh"
 #include "cuda/problem.hpp"
-#include "cuda/sm90/row_epilogue.cuh"
-#include "cuda/sm90/split_fixup.cuh"
-#include "cuda/sm90/stream_fixup.cuh"
-#include "cuda/sm90/tma_maps.hpp"
 #include "cuda/ptx/sm90.cuh"
 #include "cuda/ptx/wgmma.cuh"
+#include "cuda/sm90/partial_tile.cuh"
+#include "cuda/sm90/row_epilogue.cuh"
+#include "cuda/sm90/stream_fixup.cuh"
+#include "cuda/sm90/tma_maps.hpp"
 #include "cuda/tma/tensor_map.cuh"
 #include "sched/tile_scheduler.hpp"
 
@@ -195,9 +195,10 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
     }
     // ---- epilogue: warp w of the warpgroup holds rows 16w..16w+15 of its 64
     const int64_t cta_row0 = (w.tile_m * CLUSTER + rank) * K::BLK_M;
-    if (sp.mode == sched::Mode::SplitK && sp.splits > 1) {
-      split_fixup<BLK_N>(p, ws, w.tile * CLUSTER + rank, w, sp.splits, acc, 128 * c + tid,
-                         cta_row0, w.tile_n * BLK_N, reinterpret_cast<float4*>(ss.rows));
+    if (sp.mode == sched::Mode::SplitK && sp.splits > 1) {  // summed by split_reduce.cuh
+      const int64_t piece = (w.tile * CLUSTER + rank) * sp.splits + w.split;
+      store_partial<BLK_N>(reinterpret_cast<float4*>(ws.partial) + piece * kPartialQuads<BLK_N>,
+                           acc, 128 * c + tid);
       continue;
     }
     // Stream-K (tiles up to 192 wide: at 256 the fixup's registers beside the accumulators
@@ -246,6 +247,12 @@ __global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::
     cluster_sync();
   else
     __syncthreads();
+  // Launched with programmatic stream serialization: the next kernel in the stream (the
+  // split-K reduction, the next GEMM) may be placed as this grid's CTAs leave; its own wait
+  // holds it until this grid is done. This grid touches no global memory before the previous
+  // kernel is done and its writes are visible: only the launch and the set-up overlap it.
+  cudaTriggerProgrammaticLaunchCompletion();
+  cudaGridDependencySynchronize();
   const int rank = CLUSTER > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
   sched::Scheduler sch(sp, blockIdx.x / CLUSTER);
   // ---- role split

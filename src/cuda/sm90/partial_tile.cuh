@@ -1,5 +1,6 @@
-// A consumer pair's partial tile written to the workspace for another CTA to read (split-K
-// pieces, parked stream-K pieces), and the one release that publishes it.
+// A consumer pair's partial tile written to the workspace for another CTA (or the split-K
+// reduction kernel) to read (split-K pieces, parked stream-K pieces), where each of its values
+// sits in the CTA tile, and the one release that publishes it.
 #pragma once
 #include <cstdint>
 #include <cuda/atomic>
@@ -7,6 +8,10 @@
 #include "cuda/ptx/sm90.cuh"
 
 namespace gemmkit::sm90 {
+
+// float4s of a partial 128 x BLK_N tile: BLK_N / 8 per consumer thread, 256 threads.
+template <int BLK_N>
+inline constexpr int kPartialQuads = BLK_N / 8 * 256;
 
 // acc: this thread's accumulators (BLK_N / 2 floats); ct: thread index over both consumer
 // warpgroups (0..255). Float4 q of every thread side by side: coalesced.
@@ -17,6 +22,18 @@ __device__ __forceinline__ void store_partial(float4* dst, const float (&acc)[BL
   for (int q = 0; q < kQuads; ++q)
     __stcg(dst + q * kThreads + ct,
            make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+}
+
+// Where float4 e of a partial tile sits in the 128-row CTA tile: block q = e / 256 of
+// consumer thread th = e % 256 (warpgroup th / 128 holds 64 rows, warp 16 of them; lane
+// quad-wise 8-column blocks of wgmma's fragment): {x, y} at (row, col), (row, col + 1),
+// {z, w} at (row + 8, col), (row + 8, col + 1).
+struct PartialPos {
+  int row, col;
+};
+__device__ __forceinline__ PartialPos partial_pos(int e) {
+  const int q = e / 256, th = e % 256, lane = th % 32;
+  return {64 * (th / 128) + 16 * (th % 128 / 32) + lane / 4, 8 * q + 2 * (lane % 4)};
 }
 
 // After every consumer's store_partial: one device-scope release fence by one thread, the

@@ -1,5 +1,6 @@
 // The sm90 kernel family's front: architecture check, workspace, staging, launch.
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -67,12 +68,21 @@ constexpr std::size_t kAlign = 256;
 constexpr std::size_t align_up(std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
 constexpr std::size_t kFlagBytes = kMaxSplitTiles * sizeof(unsigned);
 
-// Workspace layout: [padded operand copies][split-K partials][counters (caller's workspace
-// only: the pool keeps its own, zeroed once)].
+// Workspace layout: [padded operand copies][split-K / stream-K partials][stream-K flags
+// (caller's workspace only: the pool keeps its own, zeroed once)].
 struct Layout {
   std::size_t staging = 0, partial = 0, flags = 0;
   std::size_t total() const { return align_up(staging) + align_up(partial) + flags; }
 };
+
+// Programmatic dependent launch of the sm90 kernels; GEMMKIT_PDL=0 turns it off.
+bool pdl_enabled() {
+  static const bool pdl = [] {
+    const char* e = std::getenv("GEMMKIT_PDL");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  return pdl;
+}
 
 Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, sched::Mode mode,
                  std::int64_t splits, int sms, bool caller_ws) {
@@ -83,7 +93,7 @@ Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, sched::Mode mode
     l.flags = caller_ws ? kFlagBytes : 0;
   } else if (splits > 1) {
     l.partial = split_partial_bytes(cluster_tiles(cfg, pr) * cfg.cluster, splits, cfg.blk_n);
-    l.flags = caller_ws ? kFlagBytes : 0;
+    // Summed by the reduction kernel launched after the GEMM: no counters.
   }
   return l;
 }
@@ -133,7 +143,10 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
                          "the sm90 kernels need an sm_90 device (H100 / H200)");
   const auto stream = static_cast<cudaStream_t>(opt.stream);
   gpu::Problem pr = gpu::make_problem(d, args, cfg.large_m);
-  Launch ln{.sms = dev->sms, .mode = mode, .splits = splits_of(cfg, pr, dev->sms, split)};
+  Launch ln{.sms = dev->sms,
+            .mode = mode,
+            .splits = splits_of(cfg, pr, dev->sms, split),
+            .pdl = pdl_enabled()};
   // The front door checked a workspace the caller gave; none given: gemmkit's pool.
   const bool caller_ws = opt.workspace != nullptr;
   const Layout lay = layout_of(cfg, pr, mode, ln.splits, dev->sms, caller_ws);
@@ -156,13 +169,13 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
     if (Status s = stage_operands(pr, 128, cfg.blk_n / cfg.cluster, ws, &maps, stream); !s)
       return s;
   }
-  if (lay.partial > 0) {
-    ln.ws.partial = reinterpret_cast<float*>(ws + align_up(lay.staging));
+  if (lay.partial > 0) ln.ws.partial = reinterpret_cast<float*>(ws + align_up(lay.staging));
+  if (lay.partial > 0 && mode == sched::Mode::StreamK) {
     if (caller_ws) {  // counters in the caller's workspace: zeroed here, on the stream
       ln.ws.flags = reinterpret_cast<unsigned*>(ws + align_up(lay.staging) + align_up(lay.partial));
       if (cudaMemsetAsync(ln.ws.flags, 0, kFlagBytes, stream) != cudaSuccess)
         return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::Workspace,
-                             "sm90: cannot clear the split-K / stream-K flags");
+                             "sm90: cannot clear the stream-K flags");
     } else if (Status s = gpu::pool_counters(kFlagBytes, stream, &ln.ws.flags); !s) {
       return s;
     }

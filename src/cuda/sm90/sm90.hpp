@@ -30,12 +30,14 @@ constexpr int stages_for(int blk_n) {
 }
 
 // One launch: the CTA budget (the device's SMs), the scheduler mode, the split-K pieces per
-// tile (1: none) and the workspace the pieces meet in.
+// tile (1: none) and the workspace the pieces meet in (split-K without counters: summed by
+// the reduction kernel launched after the GEMM), programmatic dependent launch or not.
 struct Launch {
   int sms = 0;
   sched::Mode mode = sched::Mode::DataParallel;
   std::int64_t splits = 1;
   SplitWorkspace ws{};
+  bool pdl = true;
 };
 
 // SM count of the current device (read once per device), 0 without one.

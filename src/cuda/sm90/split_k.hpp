@@ -6,15 +6,16 @@
 
 namespace gemmkit::sm90 {
 
-// Each piece's f32 accumulators, and one arrival counter per CTA tile. The counters are zero
-// before a launch and zero after it (the last piece of a tile to finish resets its counter).
+// Each split-K piece's f32 accumulators (summed by the reduction kernel after the GEMM), or
+// each stream-K worker's parked tile and its flag. The flags are zero before a launch and
+// zero after it (the owner that reads a parked tile clears its flag).
 struct SplitWorkspace {
   float* partial = nullptr;
   unsigned* flags = nullptr;
 };
 
-// Arrival counters a launch may use: one per CTA tile of a split-K launch, which has at most
-// one piece per CTA (so at most one counter per CTA of the grid).
+// CTA tiles a split-K launch may have (at most one piece per CTA of the grid), and the
+// stream-K flags of a launch (one per CTA of the grid).
 inline constexpr std::int64_t kMaxSplitTiles = 1024;
 
 // Bytes of partial accumulators of `tiles` CTA tiles of 128 x blk_n cut into `splits` pieces.
@@ -37,8 +38,7 @@ constexpr std::size_t stream_partial_bytes(std::int64_t ctas, int blk_n) {
 // The pieces per tile a problem of `tiles` CTA tiles and `k_iters` K-iterations is cut into
 // on `ctas` resident CTAs: `requested` when > 0, else enough to fill the CTAs when the tiles
 // alone leave more than half of them idle; always at least 4 K-iterations a piece (the ring
-// must fill), at most one piece per CTA (every piece is resident while the pieces of its
-// tile wait for each other), at most kMaxSplitTiles tiles.
+// must fill), at most one piece per CTA (one wave), at most kMaxSplitTiles tiles.
 constexpr std::int64_t split_count(std::int64_t tiles, std::int64_t k_iters, std::int64_t ctas,
                                    std::int64_t requested) {
   if (tiles <= 0 || k_iters <= 0 || tiles > kMaxSplitTiles || tiles > ctas) return 1;

@@ -1,0 +1,89 @@
+// The split-K reduction of the sm90 kernels, as a kernel of its own launched right after the
+// GEMM: the GEMM's S pieces of a CTA tile each write their f32 accumulators to the workspace
+// and end; this kernel adds them in a fixed order (the bits depend on S alone, not on which
+// piece ended first) and stores the sums through the epilogue (alpha, beta and C once per
+// element). No counters, so nothing to zero before a launch, and no piece waits for another:
+// the kernel boundary is the only synchronization. Launched with programmatic stream
+// serialization, its CTAs are placed as the GEMM's leave and wait
+// (cudaGridDependencySynchronize) until the GEMM grid is done and its writes visible.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/epilogue.cuh"
+#include "cuda/sm90/partial_tile.cuh"
+#include "sched/tile_scheduler.hpp"
+
+namespace gemmkit::sm90 {
+
+// A CTA of 256 threads sums 256 / groups float4s of one CTA tile; thread group g adds pieces
+// [g S / groups, (g + 1) S / groups) in order, then the groups' sums are added in group order.
+// `groups` keeps each thread's loads at 16 or fewer (one batch in flight).
+template <int BLK_N>
+__global__ void __launch_bounds__(256)
+    sm90_split_reduce_kernel(const __grid_constant__ gpu::Params p,
+                             const __grid_constant__ sched::Params sp,
+                             const float4* __restrict__ partial, int cluster, int groups) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr int kTile = kPartialQuads<BLK_N>;  // float4s of one piece
+  constexpr int kBatch = 16;
+  __shared__ float4 sums[256];
+  cudaTriggerProgrammaticLaunchCompletion();
+  const int per = 256 / groups, chunks = kTile / per;
+  const std::int64_t tile = blockIdx.x / chunks;  // CTA tile
+  const int e = static_cast<int>(blockIdx.x % chunks) * per + static_cast<int>(threadIdx.x) % per;
+  const int g = static_cast<int>(threadIdx.x) / per;
+  const std::int64_t splits = sp.splits;
+  const std::int64_t r0 = g * splits / groups, r1 = (g + 1) * splits / groups;
+  const float4* src = partial + tile * splits * kTile + e;
+  cudaGridDependencySynchronize();  // the GEMM grid has written every piece
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (std::int64_t r = r0; r < r1; r += kBatch) {
+    float4 x[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i)
+      if (r + i < r1) x[i] = __ldcg(src + (r + i) * kTile);
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i)
+      if (r + i < r1) v.x += x[i].x, v.y += x[i].y, v.z += x[i].z, v.w += x[i].w;
+  }
+  sums[threadIdx.x] = v;
+  __syncthreads();
+  if (g != 0) return;
+  for (int h = 1; h < groups; ++h) {
+    const float4 x = sums[h * per + threadIdx.x];
+    v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
+  }
+  const sched::Work w = sched::tile_at(sp, tile / cluster);
+  const PartialPos at = partial_pos(e);
+  const std::int64_t row = (w.tile_m * cluster + tile % cluster) * 128 + at.row;
+  const std::int64_t col = w.tile_n * BLK_N + at.col;
+  gpu::store_pair(p, w.batch, row, col, v.x, v.y);
+  gpu::store_pair(p, w.batch, row + 8, col, v.z, v.w);
+#endif
+}
+
+// Launches the reduction of a split-K launch's pieces (sp: the GEMM's scheduler parameters;
+// cluster: CTA tiles per scheduler tile), after the GEMM on the same stream.
+template <int BLK_N>
+cudaError_t launch_split_reduce(const gpu::Params& p, const sched::Params& sp, int cluster,
+                                const float* partial, cudaStream_t stream, bool pdl) {
+  int groups = 1;
+  while (groups < 16 && groups * 16 < sp.splits) groups *= 2;
+  const std::int64_t ctas = sp.tiles() * cluster * (kPartialQuads<BLK_N> / (256 / groups));
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(ctas));
+  cfg.blockDim = dim3(256);
+  cfg.stream = stream;
+  cfg.attrs = &attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  cudaError_t e = cudaLaunchKernelEx(&cfg, sm90_split_reduce_kernel<BLK_N>, p, sp,
+                                     reinterpret_cast<const float4*>(partial), cluster, groups);
+  return e == cudaSuccess ? cudaGetLastError() : e;
+}
+
+}  // namespace gemmkit::sm90
