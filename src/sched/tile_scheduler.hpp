@@ -28,6 +28,26 @@ using std::int64_t;
 
 GEMMKIT_HD constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Quotient and remainder of two of the scheduler's counts (tiles, pieces, K-iterations). On
+// the device every count a kernel schedules is below 2^31 (the sm90 kernels refuse larger
+// problems, a grid has fewer blocks), so the division is 32-bit: straight-line code, where a
+// 64-bit one jumps around its slow path and each jump target is an instruction-cache miss on
+// the way to a kernel's first load. The host divides in 64 bits.
+GEMMKIT_HD int64_t count_div(int64_t a, int64_t b) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int64_t>(static_cast<std::uint32_t>(a) / static_cast<std::uint32_t>(b));
+#else
+  return a / b;
+#endif
+}
+GEMMKIT_HD int64_t count_mod(int64_t a, int64_t b) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<int64_t>(static_cast<std::uint32_t>(a) % static_cast<std::uint32_t>(b));
+#else
+  return a % b;
+#endif
+}
+
 enum class Mode : std::uint8_t { DataParallel, SplitK, StreamK };
 
 // A GEMM as the scheduler sees it: output extent, K-iterations (ceil(K / tile K)), batch.
@@ -93,17 +113,24 @@ GEMMKIT_HD Work tile_at(const Params& p, int64_t tile) {
   Work w;
   w.tile = tile;
   const int64_t per_batch = p.tiles_per_batch();
-  w.batch = tile / per_batch;
-  const int64_t t = tile % per_batch;
+  w.batch = count_div(tile, per_batch);
+  const int64_t t = count_mod(tile, per_batch);
   const int64_t per_panel = static_cast<int64_t>(p.group) * p.tiles_n;
-  const int64_t first_m = (t / per_panel) * p.group;
+  const int64_t first_m = count_div(t, per_panel) * p.group;
   const int64_t rows = p.tiles_m - first_m < p.group ? p.tiles_m - first_m : p.group;
-  const int64_t r = t % per_panel;
-  w.tile_m = first_m + r % rows;
-  w.tile_n = r / rows;
+  const int64_t r = count_mod(t, per_panel);
+  w.tile_m = first_m + count_mod(r, rows);
+  w.tile_n = count_div(r, rows);
   w.k_begin = 0;
   w.k_end = p.k_iters;
   return w;
+}
+
+// SplitK: the first K-iteration of piece s of a tile: k_iters split as evenly as integers
+// allow, the first k_iters % splits pieces one iteration longer.
+GEMMKIT_HD int64_t split_begin(const Params& p, int64_t s) {
+  const int64_t q = count_div(p.k_iters, p.splits), r = count_mod(p.k_iters, p.splits);
+  return s * q + (s < r ? s : r);
 }
 
 // The work items of one worker, in order: `Scheduler s(p, worker); while (s.next(&w)) ...`.
@@ -131,11 +158,11 @@ class Scheduler {
         const int64_t unit = worker_ + i_ * p_.workers;
         if (unit >= p_.tiles() * p_.splits) return false;
         ++i_;
-        const int64_t s = unit % p_.splits;
-        *out = tile_at(p_, unit / p_.splits);
+        const int64_t s = count_mod(unit, p_.splits);
+        *out = tile_at(p_, count_div(unit, p_.splits));
         out->split = s;
-        out->k_begin = s * p_.k_iters / p_.splits;
-        out->k_end = (s + 1) * p_.k_iters / p_.splits;
+        out->k_begin = split_begin(p_, s);
+        out->k_end = split_begin(p_, s + 1);
         return true;
       }
       default: {  // StreamK: data-parallel tiles first, then this worker's share of the rest

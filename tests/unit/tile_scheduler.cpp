@@ -39,7 +39,9 @@ void expect_exact_cover(const Problem& pb, Mode mode, int64_t workers, int group
       if (mode == Mode::SplitK) {  // the piece index names the piece's K-range
         ASSERT_GE(item.split, 0);
         ASSERT_LT(item.split, p.splits);
-        EXPECT_EQ(item.k_begin, item.split * p.k_iters / p.splits);
+        EXPECT_EQ(item.k_begin, split_begin(p, item.split));
+        const int64_t len = item.k_end - item.k_begin, q = p.k_iters / p.splits;
+        EXPECT_EQ(len, item.split < p.k_iters % p.splits ? q + 1 : q);  // as even as can be
       } else {
         EXPECT_EQ(item.split, 0);
       }

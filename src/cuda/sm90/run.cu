@@ -112,7 +112,7 @@ Status can_implement(const GemmDesc& d) {
                          "the sm90 kernels need an sm_90 device (H100 / H200)");
   if (Status s = gpu::check_16bit_problem(d); !s) return s;
   if (!tma_extents_ok(gpu::make_problem(d, GemmArgs{})))
-    return GEMMKIT_UNSUPPORTED("the sm90 kernels take M, N, K and batch below 2^31 (TMA)");
+    return GEMMKIT_UNSUPPORTED("the sm90 kernels take M, N, K, batch and tiles below 2^31 (TMA, the scheduler)");
   return {};
 }
 

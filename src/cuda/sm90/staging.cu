@@ -157,7 +157,10 @@ bool encode(CUtensorMap* map, bool* batched, const OperandView& v, int64_t outer
 bool tma_extents_ok(const gpu::Problem& pr) {
   constexpr int64_t kMax = int64_t{1} << 31;
   const gpu::Params& p = pr.params;
-  return p.m < kMax && p.n < kMax && p.k < kMax && pr.batch < kMax;
+  if (!(p.m < kMax && p.n < kMax && p.k < kMax && pr.batch < kMax)) return false;
+  // The device scheduler's counts are 32-bit: fewer than 2^31 tiles of the smallest tile.
+  const int64_t tiles_m = (p.m + 63) / 64, tiles_n = (p.n + 63) / 64;
+  return tiles_m * tiles_n < kMax / (pr.batch > 0 ? pr.batch : 1);
 }
 
 std::size_t staging_bytes(const gpu::Problem& pr) {

@@ -18,7 +18,8 @@ namespace gemmkit::sm90 {
 // With base pointers unknown (null in pr), they are taken to be 16-byte aligned.
 std::size_t staging_bytes(const gpu::Problem& pr);
 
-// True when every extent fits the TMA's 32-bit coordinates.
+// True when every extent fits the TMA's 32-bit coordinates and the tiles the device scheduler
+// counts in 32 bits (fewer than 2^31 of 128 x 64).
 bool tma_extents_ok(const gpu::Problem& pr);
 
 // Copies what needs copying into `ws` (at least staging_bytes(pr)) on `stream`, points pr's
