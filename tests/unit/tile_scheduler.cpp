@@ -1,12 +1,13 @@
 // The tile schedulers on the host: for every mode, over a grid of shapes, batch counts and
 // worker counts, every (tile, K-iteration) of the problem is covered exactly once, every piece
 // lies inside its tile's K range, and the grouped order is a permutation of the tiles.
+#include "sched/tile_scheduler.hpp"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
-
-#include "sched/tile_scheduler.hpp"
 
 namespace gemmkit::sched {
 namespace {
@@ -39,9 +40,11 @@ void expect_exact_cover(const Problem& pb, Mode mode, int64_t workers, int group
       if (mode == Mode::SplitK) {  // the piece index names the piece's K-range
         ASSERT_GE(item.split, 0);
         ASSERT_LT(item.split, p.splits);
+        // As even as can be: the first k_iters % splits pieces one K-iteration longer.
+        const int64_t q = p.k_iters / p.splits, r = p.k_iters % p.splits;
+        EXPECT_EQ(item.k_begin, item.split * q + std::min(item.split, r));
+        EXPECT_EQ(item.k_end - item.k_begin, item.split < r ? q + 1 : q);
         EXPECT_EQ(item.k_begin, split_begin(p, item.split));
-        const int64_t len = item.k_end - item.k_begin, q = p.k_iters / p.splits;
-        EXPECT_EQ(len, item.split < p.k_iters % p.splits ? q + 1 : q);  // as even as can be
       } else {
         EXPECT_EQ(item.split, 0);
       }

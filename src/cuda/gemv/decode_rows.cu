@@ -34,7 +34,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <cuda/ptx>
 #include <mutex>
 #include <string>
@@ -42,6 +41,7 @@
 #include "core/status.hpp"
 #include "cuda/epilogue.cuh"
 #include "cuda/gemv/gemv.hpp"
+#include "cuda/pdl.hpp"
 #include "cuda/problem.hpp"
 #include "cuda/ptx/sm80_mma.cuh"
 #include "cuda/ptx/sm90.cuh"
@@ -494,13 +494,8 @@ cudaError_t launch(const gpu::Problem& pr, const CUtensorMap& map, bool batched,
   cudaLaunchAttribute attrs[2] = {attr, {}};
   attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attrs[1].val.programmaticStreamSerializationAllowed = 1;
-  // GEMMKIT_DECODE_PDL=0 launches without it (to measure what it gives).
-  static const bool pdl = [] {
-    const char* e = std::getenv("GEMMKIT_DECODE_PDL");
-    return e == nullptr || std::string(e) != "0";
-  }();
   cfg.attrs = attrs;
-  cfg.numAttrs = pdl ? 2 : 1;
+  cfg.numAttrs = gpu::pdl_enabled() ? 2 : 1;
   if (cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, pr.params, map, batched, x, g);
       e != cudaSuccess)
     return e;

@@ -1,11 +1,11 @@
 // The sm90 kernel family's front: architecture check, workspace, staging, launch.
 #include <algorithm>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/status.hpp"
+#include "cuda/pdl.hpp"
 #include "cuda/sm90/sm90.hpp"
 #include "cuda/sm90/staging.hpp"
 #include "cuda/workspace_pool.hpp"
@@ -75,15 +75,6 @@ struct Layout {
   std::size_t total() const { return align_up(staging) + align_up(partial) + flags; }
 };
 
-// Programmatic dependent launch of the sm90 kernels; GEMMKIT_PDL=0 turns it off.
-bool pdl_enabled() {
-  static const bool pdl = [] {
-    const char* e = std::getenv("GEMMKIT_PDL");
-    return e == nullptr || std::string(e) != "0";
-  }();
-  return pdl;
-}
-
 Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, sched::Mode mode,
                  std::int64_t splits, int sms, bool caller_ws) {
   Layout l;
@@ -112,7 +103,8 @@ Status can_implement(const GemmDesc& d) {
                          "the sm90 kernels need an sm_90 device (H100 / H200)");
   if (Status s = gpu::check_16bit_problem(d); !s) return s;
   if (!tma_extents_ok(gpu::make_problem(d, GemmArgs{})))
-    return GEMMKIT_UNSUPPORTED("the sm90 kernels take M, N, K, batch and tiles below 2^31 (TMA, the scheduler)");
+    return GEMMKIT_UNSUPPORTED(
+        "the sm90 kernels take M, N, K, batch and tiles below 2^31 (TMA, the scheduler)");
   return {};
 }
 
@@ -146,7 +138,7 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
   Launch ln{.sms = dev->sms,
             .mode = mode,
             .splits = splits_of(cfg, pr, dev->sms, split),
-            .pdl = pdl_enabled()};
+            .pdl = gpu::pdl_enabled()};
   // The front door checked a workspace the caller gave; none given: gemmkit's pool.
   const bool caller_ws = opt.workspace != nullptr;
   const Layout lay = layout_of(cfg, pr, mode, ln.splits, dev->sms, caller_ws);

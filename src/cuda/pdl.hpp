@@ -1,0 +1,20 @@
+// Programmatic dependent launch, one switch for every gemmkit kernel launched with it (the
+// sm90 GEMM and its split-K reduction, the decode row-block kernel): each such kernel waits
+// (cudaGridDependencySynchronize) before its first global access, so only its launch and
+// set-up overlap the kernel before it. GEMMKIT_PDL=0 launches them without it (to measure
+// what it gives).
+#pragma once
+#include <cstdlib>
+#include <string>
+
+namespace gemmkit::gpu {
+
+inline bool pdl_enabled() {
+  static const bool pdl = [] {
+    const char* e = std::getenv("GEMMKIT_PDL");
+    return e == nullptr || std::string(e) != "0";
+  }();
+  return pdl;
+}
+
+}  // namespace gemmkit::gpu
