@@ -8,7 +8,9 @@
 //     16-byte aligned (src/cuda/epilogue.cuh: alpha, beta, C read only when beta != 0, f32 /
 //     f16 / bf16), else through a per-warp buffer in shared memory so that stores write whole
 //     row segments (row_epilogue.cuh), predicated at the edges;
-//     while the consumers store, the producer already fills the ring for the next tile;
+//     while the consumers store, the producer already fills the ring for the next tile; the
+//     consumers hold the parameters the epilogue and the scheduler read in registers
+//     (cuda/in_registers.cuh), not reading them from the parameter bank on the way;
 //   - split-K (scheduler mode SplitK): each piece writes its accumulators to the workspace,
 //     summed in a fixed order by the reduction kernel launched next (split_reduce.cuh);
 //     stream-K (StreamK): the last tiles' K-iterations spread evenly over the CTAs, a tile's
@@ -28,6 +30,7 @@
 #include <cuda/ptx>
 
 #include "cuda/epilogue.cuh"
+#include "cuda/in_registers.cuh"
 #include "cuda/problem.hpp"
 #include "cuda/ptx/sm90.cuh"
 #include "cuda/ptx/wgmma.cuh"
@@ -37,6 +40,12 @@
 #include "cuda/sm90/tma_maps.hpp"
 #include "cuda/tma/tensor_map.cuh"
 #include "sched/tile_scheduler.hpp"
+
+// Timeline marks (points 0-7 of a call, read by bench/micro/sm90_timeline.cu, which defines
+// GEMMKIT_SM90_MARK before including this file); nothing otherwise.
+#ifndef GEMMKIT_SM90_MARK
+#define GEMMKIT_SM90_MARK(point)
+#endif
 
 namespace gemmkit::sm90 {
 
@@ -119,6 +128,7 @@ __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const Tm
       cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                            cuda::ptx::space_shared, full, K::kStageBytes);
       auto& s = ss.stage[st.index];
+      GEMMKIT_SM90_MARK(3);  // first copy issued
       if constexpr (AK) {
         tma::load_box(s.a, maps.a, k0, m0, l, maps.a_batched, full);
       } else {
@@ -148,6 +158,7 @@ __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const Tm
       st.advance();
     }
   }
+  GEMMKIT_SM90_MARK(4);  // last copy issued
 }
 
 // Releases a stage: one arrival per consumer warpgroup on the stage's empty barrier of every
@@ -163,9 +174,14 @@ __device__ __forceinline__ void release(uint64_t* empty) {
 }
 
 template <class K, class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
-__device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Params& p,
-                                         const sched::Params& sp, const SplitWorkspace& ws,
-                                         sched::Scheduler& sch, int c, int tid, int rank) {
+__device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Params& params,
+                                         const sched::Params& sched_params,
+                                         const SplitWorkspace& ws, int c, int tid, int rank) {
+  // The parameters the epilogue and the scheduler read, in registers (gpu::in_registers),
+  // loaded while the first stage is on its way.
+  const Params p = gpu::in_registers(params);
+  const sched::Params sp = gpu::in_registers(sched_params);
+  sched::Scheduler sch(sp, blockIdx.x / CLUSTER);
   PipelineState<STAGES> st;
   sched::Work w;
   float acc[BLK_N / 2];  // (64, BLK_N) of this warpgroup: 8-column blocks of 4 values
@@ -176,6 +192,7 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
       int held = -1;  // the stage whose wgmma group may still be running
       for (int64_t kt = w.k_begin; kt < w.k_end; ++kt) {
         ptx::mbarrier_wait(&ss.full[st.index], st.phase);
+        GEMMKIT_SM90_MARK(5);  // first stage arrived
         const auto& s = ss.stage[st.index];
         const T* a = AK ? s.a + c * 64 * K::BLK_K : s.a + c * K::kBox;  // this consumer's rows
         ptx::wgmma_fence();
@@ -191,6 +208,7 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
       }
       ptx::wgmma_wait_group<0>();
       ptx::fence_operand(acc);
+      GEMMKIT_SM90_MARK(6);  // accumulators complete
       if (tid == 0) release<CLUSTER>(&ss.empty[held]);
     }
     // ---- epilogue: warp w of the warpgroup holds rows 16w..16w+15 of its 64
@@ -217,6 +235,7 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
     const int64_t row0 = cta_row0 + 64 * c + 16 * (tid / 32);
     store_warp_tile<BLK_N>(p, w.batch, acc, row0, w.tile_n * BLK_N, tid % 32,
                            ss.rows[4 * c + tid / 32]);
+    GEMMKIT_SM90_MARK(7);  // tile stored
   }
 }
 
@@ -231,6 +250,7 @@ __global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   auto& ss = *reinterpret_cast<typename K::SharedStorage*>(smem_raw + (1024 - raw % 1024) % 1024);
   const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+  GEMMKIT_SM90_MARK(0);  // entry
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       cuda::ptx::mbarrier_init(&ss.full[s], 1);                 // the producer's expect_tx
@@ -247,21 +267,23 @@ __global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::
     cluster_sync();
   else
     __syncthreads();
+  GEMMKIT_SM90_MARK(1);  // barriers initialized
   // Launched with programmatic stream serialization: the next kernel in the stream (the
   // split-K reduction, the next GEMM) may be placed as this grid's CTAs leave; its own wait
   // holds it until this grid is done. This grid touches no global memory before the previous
   // kernel is done and its writes are visible: only the launch and the set-up overlap it.
   cudaTriggerProgrammaticLaunchCompletion();
   cudaGridDependencySynchronize();
+  GEMMKIT_SM90_MARK(2);  // the previous kernel's writes visible
   const int rank = CLUSTER > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
-  sched::Scheduler sch(sp, blockIdx.x / CLUSTER);
   // ---- role split
   if (wg == 0) {
     ptx::setmaxnreg_dec<56>();
+    sched::Scheduler sch(sp, blockIdx.x / CLUSTER);
     if (tid == 0) producer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, maps, p, sch, rank);
   } else {
     ptx::setmaxnreg_inc<224>();
-    consumer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, p, sp, ws, sch, wg - 1, tid, rank);
+    consumer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, p, sp, ws, wg - 1, tid, rank);
   }
   // No CTA leaves while a peer may still multicast into it or arrive on its barriers.
   if constexpr (CLUSTER > 1) cluster_sync();

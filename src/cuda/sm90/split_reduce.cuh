@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "cuda/epilogue.cuh"
+#include "cuda/in_registers.cuh"
 #include "cuda/sm90/partial_tile.cuh"
 #include "sched/tile_scheduler.hpp"
 
@@ -22,14 +23,17 @@ namespace gemmkit::sm90 {
 // `groups` keeps each thread's loads at 16 or fewer (one batch in flight).
 template <int BLK_N>
 __global__ void __launch_bounds__(256)
-    sm90_split_reduce_kernel(const __grid_constant__ gpu::Params p,
-                             const __grid_constant__ sched::Params sp,
+    sm90_split_reduce_kernel(const __grid_constant__ gpu::Params params,
+                             const __grid_constant__ sched::Params sched_params,
                              const float4* __restrict__ partial, int cluster, int groups) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kTile = kPartialQuads<BLK_N>;  // float4s of one piece
   constexpr int kBatch = 16;
   __shared__ float4 sums[256];
   cudaTriggerProgrammaticLaunchCompletion();
+  // The parameters in registers (gpu::in_registers): read again by the stores at the end.
+  const gpu::Params p = gpu::in_registers(params);
+  const sched::Params sp = gpu::in_registers(sched_params);
   const int per = 256 / groups, chunks = kTile / per;
   const std::int64_t tile = blockIdx.x / chunks;  // CTA tile
   const int e = static_cast<int>(blockIdx.x % chunks) * per + static_cast<int>(threadIdx.x) % per;
