@@ -72,6 +72,9 @@ struct DeviceCase {
     for (int i = 0; i < 4 && ok; ++i)
       ok = cudaMalloc(&p[i], h[i]->size()) == cudaSuccess &&
            cudaMemcpy(p[i], h[i]->data(), h[i]->size(), cudaMemcpyHostToDevice) == cudaSuccess;
+    // A copy from pageable memory may return before its DMA has landed, and the calls run on
+    // non-blocking streams, which do not wait for the legacy stream's copies.
+    ok = ok && cudaDeviceSynchronize() == cudaSuccess;
   }
   ~DeviceCase() {
     for (void* q : p) cudaFree(q);
@@ -108,8 +111,12 @@ TEST(CudaServing, GraphCaptureWithTheCallersWorkspace) {
     ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess) << s.what;
     for (int replay = 0; replay < 3; ++replay) {
       // D starts as its guard-banded host image each time, so each replay is checked alone.
+      // The image lands before the replay starts: a copy from pageable memory may return
+      // before its DMA is done, and `stream` does not wait for the legacy stream (replays
+      // found rows of the image written over the result).
       ASSERT_EQ(cudaMemcpy(dc.p[3], d_before.data(), d_before.size(), cudaMemcpyHostToDevice),
                 cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
       ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
       std::vector<std::uint8_t> out(d_before.size());
