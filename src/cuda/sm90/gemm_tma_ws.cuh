@@ -128,7 +128,7 @@ __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const Tm
       cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                            cuda::ptx::space_shared, full, K::kStageBytes);
       auto& s = ss.stage[st.index];
-      GEMMKIT_SM90_MARK(3);  // first copy issued
+      GEMMKIT_SM90_MARK(3);  // a copy about to be issued (the first: "first copy")
       if constexpr (AK) {
         tma::load_box(s.a, maps.a, k0, m0, l, maps.a_batched, full);
       } else {
