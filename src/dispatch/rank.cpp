@@ -38,9 +38,14 @@ std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::M
   if (tiles <= 0) return {};
   const std::int64_t most =
       std::min<std::int64_t>({workers / tiles, k_iters / kMinItersPerSplit, kMaxSplit});
+  // Powers of two, half the most (one piece per SM pair: as fast a stream as one per SM, half
+  // the partials) and the most.
   std::vector<int> out;
   for (std::int64_t s = 2; s <= most; s *= 2) out.push_back(static_cast<int>(s));
-  if (most >= 2 && (out.empty() || out.back() != most)) out.push_back(static_cast<int>(most));
+  for (std::int64_t s : {most / 2, most})
+    if (s >= 2 && std::find(out.begin(), out.end(), s) == out.end())
+      out.push_back(static_cast<int>(s));
+  std::sort(out.begin(), out.end());
   return out;
 }
 

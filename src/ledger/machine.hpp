@@ -27,6 +27,11 @@ struct Machine {
   double dram_bytes_per_s = 0;  // DRAM / HBM bandwidth
   double dram_latency_s = 0;    // first-byte latency of a DRAM load (pipeline fill)
   double launch_s = 0;          // fixed cost of one call (kernel launch, thread fork/join)
+  // GPU, 0 where not measured: how long a streaming worker's loads stay in flight (a worker
+  // then draws at most its ring's bytes / this, by Little's law; without it, at most
+  // bandwidth / workers), and the rate at which partial tiles go to the L2 and come back.
+  double stream_latency_s = 0;
+  double l2_bytes_per_s = 0;
 
   // Parallel units: SMs (GPU), cores (CPU), AI cores (Ascend).
   int sm_count = 0;

@@ -22,6 +22,8 @@ void for_each_field(Machine& m, F&& f) {
   f("dram_bytes_per_s", m.dram_bytes_per_s);
   f("dram_latency_s", m.dram_latency_s);
   f("launch_s", m.launch_s);
+  f("stream_latency_s", m.stream_latency_s);
+  f("l2_bytes_per_s", m.l2_bytes_per_s);
   f("sm_count", m.sm_count);
   f("smem_per_sm", m.smem_per_sm);
   f("smem_per_block", m.smem_per_block);

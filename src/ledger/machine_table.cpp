@@ -83,6 +83,12 @@ Machine h200_measured() {
   m.dram_bytes_per_s = 4.1e12;
   // Graph-replayed cuBLAS bf16 1024^3 took 6.5 us of which ~2.8 us is math at 760 TFLOP/s.
   m.launch_s = 3e-6;
+  // An sm90 CTA streaming through its 192 KiB ring draws ~90 GB/s (128x128x1024 alone: 512
+  // KiB in 6.4 us; 22 split-K pieces of 128x128x65536: ~100 GB/s each): 2.2 us in flight.
+  m.stream_latency_s = 2.2e-6;
+  // Split-K partials: 4.3 MB more of them written and read back (66 -> 132 pieces of 128x128x
+  // 65536) cost 1.5 us.
+  m.l2_bytes_per_s = 6e12;
   return m;
 }
 

@@ -95,13 +95,21 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   }
   bytes = std::max(bytes, p.min_bytes);
   pr.dram_bytes = bytes;
-  // ... at the bandwidth the busy workers draw, each at most bandwidth / workers: one tile on
-  // 132 SMs, or one thread of a CPU, does not stream at the full rate.
+  // ... at the bandwidth the busy workers draw: one tile on 132 SMs, or one thread of a CPU,
+  // does not stream at the full rate. Split-K pieces each draw at most their ring's bytes per
+  // stream latency where the machine has that figure (66 pieces of 128x128x65536 stream as
+  // fast as 132), other workers bandwidth / workers. (Taken everywhere, the rule priced the
+  // sm90 tile on decode rows below the row-block kernel: 8x7168x2048 predicted 11.8 us and ran
+  // 19.2, the kernel cutting K itself where the model sees whole tiles.)
   double busy_share = 1;
   if (co.bandwidth_per_worker) {
     const double workers = cpu ? static_cast<double>(cores) : conc;
     const double busy = cpu ? static_cast<double>(cpu_units) : static_cast<double>(t.work_units);
-    busy_share = workers > 0 && busy > 0 ? std::min(1.0, busy / workers) : 1.0;
+    const bool stream = !cpu && tile.split_k > 1 && mc.stream_latency_s > 0 && bw > 0;
+    const double per_worker = stream ? static_cast<double>(t.smem_bytes) / mc.stream_latency_s / bw
+                              : workers > 0 ? 1.0 / workers
+                                            : 1.0;
+    busy_share = busy > 0 ? std::min(1.0, busy * per_worker) : 1.0;
   }
   const double t_dram = bw > 0 ? bytes / (bw * busy_share) : 0;
 
@@ -113,14 +121,17 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   const double t_fill = t.waves_ceil * (latency + stage_load);
   // Fixups (GPU): a stream-K worker parks at most one partial tile, which its owner reads back
   // (after waiting for it); a split-K piece writes its partial tile, which the reduction kernel
-  // launched after the GEMM reads back. (512^3 split in 2 took 14.7 us a call against 7.9 us
-  // data-parallel on the H200, `bench/micro/hostcost.cpp`.)
+  // launched after the GEMM reads back: all pieces' partials through the L2 where the machine
+  // has its rate (the cost grows with the pieces), else one at a block's share of the DRAM.
+  // (512^3 split in 2 took 14.7 us a call against 7.9 us data-parallel on the H200,
+  // `bench/micro/hostcost.cpp`.)
   const double partial_bytes = 2.0 * tile.block_m * tile.block_n * 4;  // written, then read
   const bool split_k = !cpu && tile.split_k > 1;
-  const double t_fixup =
-      per_block_bw > 0 && ((stream_k && t.work_units % t.concurrent != 0) || split_k)
-          ? latency + partial_bytes / per_block_bw
-          : 0;
+  double t_fixup = 0;
+  if (split_k && mc.l2_bytes_per_s > 0)
+    t_fixup = latency + partial_bytes * static_cast<double>(t.work_units) / mc.l2_bytes_per_s;
+  else if (per_block_bw > 0 && ((stream_k && t.work_units % t.concurrent != 0) || split_k))
+    t_fixup = latency + partial_bytes / per_block_bw;
 
   // TMA kernels (ledger/tma_staging.hpp): an operand the TMA cannot address is copied first;
   // one whose rows are off 128 bytes is copied where that pays, else read more slowly.

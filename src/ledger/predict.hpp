@@ -21,7 +21,8 @@ struct Coefficients {
   double fill_stages = 1.0;         // stages loaded before the first MMA of a work unit
   bool l2_reuse = true;             // the blocks of one wave share A/B panels through L2/LLC
   bool overlap = true;              // compute and DRAM overlap (max) or serialize (sum)
-  bool bandwidth_per_worker = true;  // each busy worker (SM, core) draws <= bandwidth / workers
+  bool bandwidth_per_worker =
+      true;  // a busy worker (SM, core) draws a share, not all (predict.cpp)
 };
 
 struct Term {

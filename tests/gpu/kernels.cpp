@@ -419,22 +419,41 @@ TEST_P(CudaKernel, BatchedBroadcast) {
 
 // Split-K (a scheduler mode of the production kernels): few tiles and a long K cut into the
 // pieces asked for (0: the kernel's own count; more than one piece per SM is clamped), C read
-// once (beta != 0), batched, the last piece ragged; then the same call twice, same bits.
+// once (beta != 0), batched, the last piece ragged, counts of 8 to 24 pieces, D f32 and B
+// transposed; then the same call twice, same bits, at two counts.
 TEST_P(CudaKernel, SplitK) {
   const Subject& r = GetParam();
   if (r.role != kProduction) GTEST_SKIP() << "split-K is a mode of the production kernels";
   std::uint64_t seed = 1100;
-  for (int split : {0, 2, 3, 7, 500}) {
-    const Case c{.m = r.tile_m + 5, .n = r.tile_n - 3, .k = 64 * 40 + 7, .c = DType::F32,
-                 .d = DType::BF16, .batch = split == 3 ? 2 : 1, .alpha = 0.5, .beta = -1.5};
+  for (int split : {0, 2, 3, 7, 8, 12, 16, 24, 500}) {
+    const Case c{.m = r.tile_m + 5,
+                 .n = r.tile_n - 3,
+                 .k = 64 * 40 + 7,
+                 .c = DType::F32,
+                 .d = DType::BF16,
+                 .batch = split == 3 || split == 12 ? 2 : 1,
+                 .alpha = 0.5,
+                 .beta = -1.5};
     expect_passes(r.kernel, c, ++seed, split);
   }
-  const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .split_k = 7};
-  const Case c{.m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32,
-               .beta = 0.5};
-  bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 1150);
-  std::vector<std::uint8_t> first;
-  runs_repeatably(hc, opt, first, std::string(r.kernel) + " split-K");
+  for (int split : {8, 16}) {
+    const Case c{.m = 3 * r.tile_m - 1,
+                 .n = r.tile_n + 9,
+                 .k = 64 * 33,
+                 .tb = Op::Trans,
+                 .c = DType::F32,
+                 .d = DType::F32,
+                 .beta = 0.0};
+    expect_passes(r.kernel, c, ++seed, split);
+  }
+  for (int split : {7, 16}) {
+    const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .split_k = split};
+    const Case c{
+        .m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32, .beta = 0.5};
+    bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 1150);
+    std::vector<std::uint8_t> first;
+    runs_repeatably(hc, opt, first, std::string(r.kernel) + " split-K " + std::to_string(split));
+  }
 }
 
 // Stream-K (a scheduler mode of the production kernels): 1.25 waves of tiles (all spread by K;

@@ -116,6 +116,9 @@ TEST(PlannerRank, SplitCountsStayInsideTheirBounds) {
           const std::int64_t most = std::min<std::int64_t>({workers / tiles, k_iters / 4, 256});
           if (most >= 2) {
             EXPECT_EQ(s.back(), most) << "floor(workers / tiles) within the bounds";
+            if (most / 2 >= 2)
+              EXPECT_NE(std::find(s.begin(), s.end(), static_cast<int>(most / 2)), s.end())
+                  << "half the most: one piece per SM pair";
           } else {
             EXPECT_TRUE(s.empty());
           }

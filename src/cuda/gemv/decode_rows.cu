@@ -26,7 +26,6 @@
 // Row block u starts its K loop at stage u mod (its stages) and wraps around: the CTAs would
 // otherwise all copy the same columns of x at the same moment, every SM asking the same L2
 // lines. The order of a block's sums is fixed by u, so the bits still repeat.
-#include <cooperative_groups.h>
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -64,6 +63,7 @@ constexpr int kMaxMt = kMaxRows / 16;
 constexpr int kBoxK = 64;        // one 128-byte swizzle row of 16-bit elements
 constexpr int kMaxStages = 16;
 constexpr int kMinRows = 24;
+constexpr int kMaxSplits = 4;  // CTAs of a cluster sharing a row block's K
 constexpr int kSmemBudget = 227 * 1024;
 
 // The launch's geometry, computed on the host (geometry_of) and passed by value.
@@ -289,16 +289,19 @@ __global__ void __launch_bounds__(kThreads, 1)
       // each CTA storing a 1/S share of the pairs; the second barrier keeps every CTA's
       // shared memory alive until the others have read it.
       cluster_sync();
-      namespace cg = cooperative_groups;
-      const cg::cluster_group cluster = cg::this_cluster();
+      // Every peer's value is asked for before the first is added: one round trip to the
+      // cluster's shared memory, not one a peer.
       for (int e = rank * 32 * kWarps + threadIdx.x - 32; e < pairs; e += 32 * kWarps * g.splits) {
         const int r = e / (kCols / 2), c = 2 * (e % (kCols / 2));
+        const auto* at = reinterpret_cast<const float2*>(sums + r * kCols + c);
+        float2 v[kMaxSplits];
+#pragma unroll
+        for (int j = 0; j < kMaxSplits; ++j)
+          if (j < g.splits) v[j] = ptx::ld_shared_cluster(at, j);
         float v0 = 0.f, v1 = 0.f;
-        for (int j = 0; j < g.splits; ++j) {
-          const float* other = cluster.map_shared_rank(sums, j);
-          const float2 v = *reinterpret_cast<const float2*>(other + r * kCols + c);
-          v0 += v.x, v1 += v.y;
-        }
+#pragma unroll
+        for (int j = 0; j < kMaxSplits; ++j)
+          if (j < g.splits) v0 += v[j].x, v1 += v[j].y;
         if (c < p.n) gpu::store_pair(p, l, row0 + r, c, v0, v1);
       }
       cluster_sync();
@@ -314,7 +317,6 @@ int align(int b, int a) { return (b + a - 1) / a * a; }
 // How many clusters of `splits` CTAs (1..kMaxSplits) of this kernel (full shared memory) the
 // device holds at once: a GPC's SMs do not always divide by the cluster size (H200: fewer than
 // 32 clusters of 4). Asked once per process.
-constexpr int kMaxSplits = 4;
 int max_clusters(int splits) {
   static std::once_flag once;
   static int held[kMaxSplits + 1] = {};

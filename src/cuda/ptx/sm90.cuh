@@ -1,6 +1,7 @@
 // sm_90 instructions that CCCL's cuda::ptx does not wrap: register reallocation between
-// warpgroups, named barriers over a subset of the CTA's warps, and the mbarrier parity wait
-// loop. TMA copies, mbarrier init / arrive / expect_tx and fences come from cuda::ptx.
+// warpgroups, named barriers over a subset of the CTA's warps, loads from a peer CTA's shared
+// memory, and the mbarrier parity wait loop. TMA copies, mbarrier init / arrive / expect_tx and
+// fences come from cuda::ptx.
 #pragma once
 #include <cstdint>
 #include <cuda/ptx>
@@ -36,10 +37,23 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(std::uint64_t* local, st
       : "memory");
 }
 
+// Loads at the shared-memory offset of `local` in CTA `cta` of the cluster (distributed
+// shared memory, through a shared::cluster address).
+__device__ __forceinline__ float2 ld_shared_cluster(const float2* local, std::uint32_t cta) {
+  const auto addr = static_cast<std::uint32_t>(__cvta_generic_to_shared(local));
+  float2 v;
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %2, %3;\n"
+      "ld.shared::cluster.v2.f32 {%0, %1}, [remote];\n}\n"
+      : "=f"(v.x), "=f"(v.y)
+      : "r"(addr), "r"(cta)
+      : "memory");
+  return v;
+}
+
 // Fetches a tensor map (a __grid_constant__ kernel parameter) into the descriptor cache.
 __device__ __forceinline__ void prefetch_tensormap(const void* map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map))
-               : "memory");
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 }
 
 // Spins until the phase of `bar` with parity `parity` has completed.

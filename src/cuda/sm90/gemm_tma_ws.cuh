@@ -113,11 +113,16 @@ template <class K, class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER
 __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const TmaMaps& maps,
                                          const Params& p, sched::Scheduler& sch, int rank) {
   if (!p.read_ab) return;  // alpha == 0 or K == 0: A and B are never read
-  ptx::prefetch_tensormap(&maps.a);  // the descriptors, early
+  // The descriptors (kernel parameters) and the first work item while the previous kernel in
+  // the stream may still run; A and B only once it is done and its writes are visible.
+  ptx::prefetch_tensormap(&maps.a);
   ptx::prefetch_tensormap(&maps.b);
   PipelineState<STAGES> st;
   sched::Work w;
-  while (sch.next(&w)) {
+  bool more = sch.next(&w);
+  cudaGridDependencySynchronize();
+  GEMMKIT_SM90_MARK(2);  // the previous kernel's writes visible
+  for (; more; more = sch.next(&w)) {
     const int m0 = static_cast<int>((w.tile_m * CLUSTER + rank) * K::BLK_M);
     const int n0 = static_cast<int>(w.tile_n * BLK_N);
     const int l = static_cast<int>(w.batch);
@@ -182,6 +187,8 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
   const Params p = gpu::in_registers(params);
   const sched::Params sp = gpu::in_registers(sched_params);
   sched::Scheduler sch(sp, blockIdx.x / CLUSTER);
+  // C, D and the workspace only once the previous kernel in the stream is done.
+  cudaGridDependencySynchronize();
   PipelineState<STAGES> st;
   sched::Work w;
   float acc[BLK_N / 2];  // (64, BLK_N) of this warpgroup: 8-column blocks of 4 values
@@ -271,10 +278,9 @@ __global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::
   // Launched with programmatic stream serialization: the next kernel in the stream (the
   // split-K reduction, the next GEMM) may be placed as this grid's CTAs leave; its own wait
   // holds it until this grid is done. This grid touches no global memory before the previous
-  // kernel is done and its writes are visible: only the launch and the set-up overlap it.
+  // kernel is done and its writes are visible (each role waits for that before its first
+  // global access): the launch, the set-up and the first work item overlap it.
   cudaTriggerProgrammaticLaunchCompletion();
-  cudaGridDependencySynchronize();
-  GEMMKIT_SM90_MARK(2);  // the previous kernel's writes visible
   const int rank = CLUSTER > 1 ? static_cast<int>(cuda::ptx::get_sreg_cluster_ctarank()) : 0;
   // ---- role split
   if (wg == 0) {
