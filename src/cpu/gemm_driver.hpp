@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -28,6 +29,7 @@
 #include "cpu/cpu_info.hpp"
 #include "cpu/epilogue.hpp"
 #include "cpu/isa_namespace.hpp"
+#include "cpu/ordered_tickets.hpp"
 #include "cpu/pack.hpp"
 #include "cpu/pack_ahead.hpp"
 #include "cpu/tile_choice.hpp"
@@ -182,8 +184,10 @@ struct Driver {
   // alpha != 0, K > 0. `nt` threads (1: no parallel region).
   //   one thread: jc -> pc (pack the (KC, NC) B block once) -> ic (pack A) -> macro-kernel;
   //     with a single row block, B is streamed a few micro-panels at a time through L2 instead;
-  //   a team, one row block (M <= MC): the threads split the B micro-panels, each packs the
-  //     small A block itself and streams its own panels (no barrier);
+  //   a team, one row block (M <= MC): the threads take (K block, group of B micro-panels)
+  //     pairs from a shared counter (ordered_tickets.hpp: a group's K blocks in order), each
+  //     packs the small A block itself and streams the panels of its pairs (no barrier; a
+  //     thread that runs slower takes fewer pairs, so both end together);
   //   a team, several row blocks: BLIS's ic split. The team packs each (KC, NC) B block
   //     together (a share of its micro-panels each) into one of two shared buffers, meets at
   //     a barrier, then each thread runs its own rows (a balanced share of the MR micro-rows)
@@ -222,39 +226,50 @@ struct Driver {
     }
 
     // Rows [i0, i0 + mc) against B micro-panels [q0, q1), packed kStreamPanels at a time
-    // just before their use; the next group's source is fetched while this one is multiplied.
+    // just before their use: the (K block, group) pairs of `deal` (groups as its items, K
+    // blocks as its rounds), the next one taken while this one is multiplied and its source
+    // fetched meanwhile. A deal of one thread runs them in order; a team's `team` threads
+    // share one.
     auto stream_block = [&](int tid, std::int64_t i0, std::int64_t mc, std::int64_t q0,
-                            std::int64_t q1) {
+                            std::int64_t q1, OrderedTickets& deal, int team) {
       T* pa = static_cast<T*>(ws.a[tid].get(bytes));
       T* panels = pa + b_at;  // (KC, kStreamPanels * NR), aligned for the kernel's loads
-      // Columns [j0, j0 + nc) of the g micro-panels from q on (q - q0 a multiple of
-      // kStreamPanels).
-      auto group = [&](std::int64_t q) {
+      // Ticket t: K block [p0, p0 + kc) against columns [j0, j0 + nc), its g micro-panels.
+      auto work = [&](std::int64_t t) {
+        const std::int64_t p0 = t / deal.width() * KC;
+        const std::int64_t q = q0 + t % deal.width() * kStreamPanels;
         const std::int64_t j0 = q * NR, g = std::min(kStreamPanels, q1 - q);
-        return std::tuple{j0, std::min(g * NR, p.n - j0), g};
+        return std::tuple{p0, std::min(KC, p.k - p0), j0, std::min(g * NR, p.n - j0), g};
       };
-      for (std::int64_t p0 = 0; p0 < p.k; p0 += KC) {
-        const std::int64_t kc = std::min(KC, p.k - p0);
-        pack<MR>(p.a, i0, mc, p0, kc, pa);
-        for (std::int64_t q = q0; q < q1; q += kStreamPanels) {
-          const auto [j0, nc, g] = group(q);
-          pack<NR>(p.bt, j0, nc, p0, kc, panels);
-          // The next group: the next panels of this K block, or the first of the next block.
-          PackAhead<T> ahead;
-          const bool last_q = q + kStreamPanels >= q1;
-          if (!last_q || p0 + KC < p.k) {
-            const std::int64_t pn = last_q ? p0 + KC : p0;
-            const auto [jn, ncn, gn] = group(last_q ? q0 : q + kStreamPanels);
-            ahead = PackAhead<T>::of(p.bt, jn, ncn, pn, std::min(KC, p.k - pn));
-          }
-          macro_kernel(p, sum, pa, panels, i0, mc, j0, nc, p0, kc, 0, g, &ahead);
+      std::int64_t packed_p0 = -1;  // the K block in pa
+      for (std::int64_t t = deal.take(); t < deal.end();) {
+        const std::int64_t next = deal.take_ahead(t, team);
+        const auto [p0, kc, j0, nc, g] = work(t);
+        if (p0 != packed_p0) pack<MR>(p.a, i0, mc, p0, kc, pa), packed_p0 = p0;
+        pack<NR>(p.bt, j0, nc, p0, kc, panels);
+        PackAhead<T> ahead;
+        if (next < deal.end()) {
+          const auto [pn, kcn, jn, ncn, gn] = work(next);
+          ahead = PackAhead<T>::of(p.bt, jn, ncn, pn, kcn);
         }
+        deal.wait_turn(t);
+        macro_kernel(p, sum, pa, panels, i0, mc, j0, nc, p0, kc, 0, g, &ahead);
+        deal.finish(t);
+        t = next < deal.end() ? next : deal.take();
       }
     };
+    // A deal's items and rounds: the groups of micro-panels [q0, q1), the K blocks.
+    auto groups = [](std::int64_t q0, std::int64_t q1) {
+      return (q1 - q0 + kStreamPanels - 1) / kStreamPanels;
+    };
+    const std::int64_t k_blocks = (p.k + KC - 1) / KC;
 
     // All rows against columns [j_lo, j_hi) (j_lo a multiple of NR), one thread.
     auto columns = [&](int tid, std::int64_t j_lo, std::int64_t j_hi) {
-      if (n_ic == 1) return stream_block(tid, 0, p.m, j_lo / NR, (j_hi + NR - 1) / NR);
+      if (n_ic == 1) {
+        OrderedTickets own(groups(j_lo / NR, (j_hi + NR - 1) / NR), k_blocks);
+        return stream_block(tid, 0, p.m, j_lo / NR, (j_hi + NR - 1) / NR, own, 1);
+      }
       T* pa = static_cast<T*>(ws.a[tid].get(bytes));
       T* pb = pa + b_at;  // (KC, NC)
       for (std::int64_t j0 = j_lo; j0 < j_hi; j0 += NC) {
@@ -299,17 +314,24 @@ struct Driver {
     };
 
     if (nt == 1) return columns(0, 0, p.n);
+    // A team over a single row block deals all its panel groups from one counter.
+    std::optional<OrderedTickets> team_deal;
+    if (split_cols && n_ic == 1) team_deal.emplace(groups(0, panels_n), k_blocks);
 #pragma omp parallel num_threads(nt)
     {
       const int tid = omp_get_thread_num();
       const std::int64_t q0 = panels_n * tid / nt, q1 = panels_n * (tid + 1) / nt;
       if (shared_b) {
         team_rows(tid);
+      } else if (team_deal) {
+        stream_block(tid, 0, p.m, 0, panels_n, *team_deal, nt);
       } else if (split_cols) {
         if (q1 > q0) columns(tid, q0 * NR, std::min(p.n, q1 * NR));
-      } else {  // few rows and few columns: every row block, a share of the panels
-        for (std::int64_t i0 = 0; i0 < p.m; i0 += MC)
-          stream_block(tid, i0, std::min(MC, p.m - i0), q0, q1);
+      } else if (q1 > q0) {  // few rows and few columns: every row block, a share of the panels
+        for (std::int64_t i0 = 0; i0 < p.m; i0 += MC) {
+          OrderedTickets own(groups(q0, q1), k_blocks);
+          stream_block(tid, i0, std::min(MC, p.m - i0), q0, q1, own, 1);
+        }
       }
     }
   }

@@ -101,14 +101,17 @@ void pack_panels_as(const PackSource<T>& src, std::int64_t r0, std::int64_t rows
       const std::int64_t g = std::min(kGroup, (full - rp) / R);
       const T* in = static_cast<const T*>(src.base) + (r0 + rp) + p0 * src.s.col;
       T* out = dst + rp * kc;
+      // Whether another whole group follows in this block: its run of each K step is then
+      // fetched into L2 (prefetcht1), all of its lines, while this group's is copied. The
+      // next call's panels are not: a streaming driver fetches the panels it packs next
+      // between its tiles (pack_ahead.hpp), and in a team the panels after these ones are
+      // often another thread's (docs/PERF.md, 4096 x 64 x 4096 on AVX2).
+      const bool next_group = rp + g * R < full;
       for (std::int64_t p = 0; p < kc; ++p) {
-        // The same K step's run of the next group (the next call's, when this is the last)
-        // into L2 (prefetcht1), all of its lines, so the next group's reads find them there.
-        // The streaming driver fetches them once more between its tiles (pack_ahead.hpp); the
-        // two together measured best on 4096 x 64 x 4096.
         const char* next = reinterpret_cast<const char*>(in + p * src.s.col + g * R);
-        for (std::int64_t b = 0; b < std::int64_t(sizeof(T)) * g * R; b += 64)
-          __builtin_prefetch(next + b, 0, 2);
+        if (next_group)
+          for (std::int64_t b = 0; b < std::int64_t(sizeof(T)) * g * R; b += 64)
+            __builtin_prefetch(next + b, 0, 2);
         for (std::int64_t q = 0; q < g; ++q)
           std::memcpy(out + q * R * kc + p * R, in + p * src.s.col + q * R, sizeof(T) * R);
       }

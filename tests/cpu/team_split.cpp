@@ -98,6 +98,30 @@ TEST(CpuTeamSplit, ForcedSmallBlocksEveryLoopRepeats) {
   EXPECT_EQ(failures, 0);
 }
 
+// A single row block (a short side of at most MC after the orientation, either operand order)
+// streamed by a team: its (K block, panel group) pairs dealt from one counter. Forced KC = 40
+// gives up to 13 K blocks; 100 columns are a single group, so every pair waits for the one
+// before it (taken by the other thread, in turn); 4097 columns are many groups and a ragged
+// last one. Teams of 2, 3 and 4.
+TEST(CpuTeamSplit, SingleRowBlockTeamDealsPanelGroups) {
+  const std::uint64_t seed = test::test_seed();
+  ASSERT_EQ(setenv("GEMMKIT_CPU_BLOCKS", "0,40,0", 1), 0);
+  int i = 0, failures = 0;
+  for (auto [pattern, t] : {std::pair{"cpu.sgemm_*", DType::F32}, {"cpu.dgemm_*", DType::F64}})
+    for (const std::string& kn : kernels(pattern, t))
+      for (auto [m, n, k] : {std::tuple{1000, 40, 517},
+                             {40, 1000, 300},
+                             {100, 17, 500},
+                             {64, 4097, 129},
+                             {4097, 64, 81}})
+        for (int threads : {2, 3, 4}) {
+          failures += check(kn, desc_of(m, n, k, t, i), threads, seed + i);
+          ++i;
+        }
+  unsetenv("GEMMKIT_CPU_BLOCKS");
+  EXPECT_EQ(failures, 0);
+}
+
 // gemm(threads = 2) called from every thread of an outer OpenMP parallel region: nested regions
 // get one thread by default, so a team split that trusts its requested size leaves the other
 // share of D unwritten. The region is opened through libgomp's entry point (what
