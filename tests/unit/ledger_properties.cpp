@@ -361,8 +361,7 @@ TEST(LedgerStaging, PaddedCopiesOfOperandsTheTmaCannotAddressOrReadsSlowly) {
   const double bytes = 4095.0 * 4095 * 2;  // A and B: 4095 x 4095 bf16, ld 4095 (2-byte rows)
   EXPECT_NEAR(pred(4095, 4095, 4095).term("staging"), 2 * lg::staging_copy_s(bytes), 1e-12);
   // Only B's ld (4095) is odd; A's (4096) is fine.
-  EXPECT_NEAR(pred(4096, 4096, 4095).term("staging"), lg::staging_copy_s(4095.0 * 4096 * 2),
-              1e-12);
+  EXPECT_NEAR(pred(4096, 4096, 4095).term("staging"), lg::staging_copy_s(4095.0 * 4096 * 2), 1e-12);
   EXPECT_NEAR(pred(5000, 5000, 5000).term("staging"), 2 * lg::staging_copy_s(5000.0 * 5000 * 2),
               1e-12);
   EXPECT_EQ(pred(5000, 5000, 5000).term("tma_misaligned"), 0.0);
@@ -390,6 +389,31 @@ TEST(LedgerStreamK, FractionalWavesAndAFixup) {
   EXPECT_EQ(pd.term("fixup"), 0.0);
   const GemmDesc full = gemmkit::with_default_lds(problem(1536, 2816, 4096));  // 132 tiles
   EXPECT_DOUBLE_EQ(lg::predict(full, 0.0, sk, m).total_s, lg::predict(full, 0.0, dp, m).total_s);
+}
+
+// Split-K on a machine with a stream latency and an L2 rate (h200-measured): half the SMs'
+// pieces stream a long K as fast as all of them, the partials cost more the more pieces there
+// are, so 64 pieces of one 128 x 128 tile beat 132; few pieces are limited by their own rate.
+// On the datasheet machine (neither figure) a piece draws bandwidth / SMs and the fixup is
+// one partial tile whatever the count.
+TEST(LedgerSplitK, PiecesStreamAtTheirRingsRateAndPayForTheirPartials) {
+  const lg::Machine& m = machine("h200-measured");
+  const GemmDesc d = gemmkit::with_default_lds(problem(128, 128, 65536));
+  auto pred = [&](const lg::Machine& mc, int split) {
+    lg::TileConfig t{.block_m = 128, .block_n = 128, .block_k = 64, .stages = 6, .threads = 384};
+    t.split_k = split;
+    t.tma_operands = true;
+    return lg::predict(d, 0.0, t, mc);
+  };
+  const lg::Prediction p8 = pred(m, 8), p64 = pred(m, 64), p132 = pred(m, 132);
+  EXPECT_LT(p64.total_s, p132.total_s);
+  EXPECT_LT(p64.total_s, p8.total_s);
+  EXPECT_LE(p64.term("dram"), p132.term("dram"));    // both saturate the DRAM
+  EXPECT_GT(p8.term("dram"), 4 * p64.term("dram"));  // 8 rings do not
+  EXPECT_GT(p132.term("fixup"), p64.term("fixup"));
+  const lg::Machine& sheet = machine("h200");
+  EXPECT_DOUBLE_EQ(pred(sheet, 64).term("fixup"), pred(sheet, 132).term("fixup"));
+  EXPECT_GT(pred(sheet, 64).term("dram"), pred(sheet, 132).term("dram"));
 }
 
 }  // namespace
