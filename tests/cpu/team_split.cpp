@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -81,21 +82,33 @@ TEST(CpuTeamSplit, OddSquaresAndTallShapes) {
       }
 }
 
-// Small forced blocks: several NC blocks, many KC blocks (both B buffers), many MC blocks, an
-// uneven micro-row share, and teams of 2 and 3.
-TEST(CpuTeamSplit, ForcedSmallBlocksEveryLoopRepeats) {
+using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+
+// check() for every f32 and f64 kernel on every shape and team size, with the driver's blocks
+// forced (GEMMKIT_CPU_BLOCKS = `blocks`: MC,KC,NC, 0 keeps the machine's); returns failures.
+int check_forced(const char* blocks, std::initializer_list<Shape> shapes,
+                 std::initializer_list<int> teams) {
   const std::uint64_t seed = test::test_seed();
-  ASSERT_EQ(setenv("GEMMKIT_CPU_BLOCKS", "48,40,96", 1), 0);
+  if (setenv("GEMMKIT_CPU_BLOCKS", blocks, 1) != 0) {
+    ADD_FAILURE() << "cannot set GEMMKIT_CPU_BLOCKS";
+    return 1;
+  }
   int i = 0, failures = 0;
   for (auto [pattern, t] : {std::pair{"cpu.sgemm_*", DType::F32}, {"cpu.dgemm_*", DType::F64}})
     for (const std::string& kn : kernels(pattern, t))
-      for (auto [m, n, k] : {std::tuple{203, 517, 300}, {97, 250, 81}, {25, 301, 129}})
-        for (int threads : {2, 3}) {
+      for (auto [m, n, k] : shapes)
+        for (int threads : teams) {
           failures += check(kn, desc_of(m, n, k, t, i), threads, seed + i);
           ++i;
         }
   unsetenv("GEMMKIT_CPU_BLOCKS");
-  EXPECT_EQ(failures, 0);
+  return failures;
+}
+
+// Small forced blocks: several NC blocks, many KC blocks (both B buffers), many MC blocks, an
+// uneven micro-row share, and teams of 2 and 3.
+TEST(CpuTeamSplit, ForcedSmallBlocksEveryLoopRepeats) {
+  EXPECT_EQ(check_forced("48,40,96", {{203, 517, 300}, {97, 250, 81}, {25, 301, 129}}, {2, 3}), 0);
 }
 
 // A single row block (a short side of at most MC after the orientation, either operand order)
@@ -104,22 +117,11 @@ TEST(CpuTeamSplit, ForcedSmallBlocksEveryLoopRepeats) {
 // before it (taken by the other thread, in turn); 4097 columns are many groups and a ragged
 // last one. Teams of 2, 3 and 4.
 TEST(CpuTeamSplit, SingleRowBlockTeamDealsPanelGroups) {
-  const std::uint64_t seed = test::test_seed();
-  ASSERT_EQ(setenv("GEMMKIT_CPU_BLOCKS", "0,40,0", 1), 0);
-  int i = 0, failures = 0;
-  for (auto [pattern, t] : {std::pair{"cpu.sgemm_*", DType::F32}, {"cpu.dgemm_*", DType::F64}})
-    for (const std::string& kn : kernels(pattern, t))
-      for (auto [m, n, k] : {std::tuple{1000, 40, 517},
-                             {40, 1000, 300},
-                             {100, 17, 500},
-                             {64, 4097, 129},
-                             {4097, 64, 81}})
-        for (int threads : {2, 3, 4}) {
-          failures += check(kn, desc_of(m, n, k, t, i), threads, seed + i);
-          ++i;
-        }
-  unsetenv("GEMMKIT_CPU_BLOCKS");
-  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(check_forced(
+                "0,40,0",
+                {{1000, 40, 517}, {40, 1000, 300}, {100, 17, 500}, {64, 4097, 129}, {4097, 64, 81}},
+                {2, 3, 4}),
+            0);
 }
 
 // gemm(threads = 2) called from every thread of an outer OpenMP parallel region: nested regions
