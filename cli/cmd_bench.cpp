@@ -179,6 +179,7 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
   hs.split_k = request.split_k;
   hs.schedule = request.schedule;
   hs.batch_invariant = request.batch_invariant;
+  hs.dynamic_schedule = request.dynamic_schedule;
   hs.seed = o.problem.seed;
   hs.check.max_reference_flop = o.max_reference_check_flop;
   hs.warm = o.warm;

@@ -159,6 +159,9 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
                   "each row of D gets the same bits whatever M is: the plan of M = " +
                       std::to_string(kBatchInvariantM) +
                       ", data-parallel, M-invariant kernels (Options::batch_invariant)");
+    cmd->add_flag("--dynamic-schedule", dynamic_schedule,
+                  "persistent kernels take data-parallel tiles from a counter, not a fixed deal "
+                  "(Options::dynamic_schedule)");
   }
   cmd->add_option("--seed", seed, "seed of the U[-1,1] fills")->capture_default_str();
   cmd->add_flag("--json", json, "print one JSON object");
@@ -201,7 +204,8 @@ Options ProblemOptions::options() const {
                  .kernel = kernel.empty() ? nullptr : kernel.c_str(),
                  .split_k = split_k,
                  .schedule = s,
-                 .batch_invariant = batch_invariant};
+                 .batch_invariant = batch_invariant,
+                 .dynamic_schedule = dynamic_schedule};
 }
 
 GemmDesc ProblemOptions::desc() const {

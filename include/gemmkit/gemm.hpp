@@ -168,6 +168,13 @@ struct Options {
   // split-K or stream-K Options::schedule, or a kernel forced by name that is not M-invariant is
   // refused (InvalidValue / NotSupported naming the option). Costs speed where M is small.
   bool batch_invariant = false;
+  // Persistent kernels take their data-parallel output tiles from a counter in device memory
+  // instead of a fixed deal, so that a GEMM sharing the GPU with another kernel (one holding
+  // some SMs, as a communication kernel does) is not held up by the CTAs that start late. Each
+  // tile is still computed whole, in the same order: the bits do not change. Read by the sm90
+  // kernels (not in clusters) in their data-parallel mode; the counter lives in gemmkit's pool,
+  // or in the caller's workspace (workspace_size counts it, cleared on the stream each call).
+  bool dynamic_schedule = false;
 };
 
 // Shape of the stored operand (rows, cols) for a descriptor.

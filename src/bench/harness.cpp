@@ -306,7 +306,8 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
     }
     auto cand = make_gemmkit_provider(d, p.alpha, p.beta, c.kernel, c.config, s_.backend,
                                       s_.threads, c.own_plan ? c.split_k : s_.split_k,
-                                      c.own_plan ? c.schedule : s_.schedule, s_.batch_invariant);
+                                      c.own_plan ? c.schedule : s_.schedule, s_.batch_invariant,
+                                      s_.dynamic_schedule);
     const Verified vc = verify(*cand, hc, sets, target);
     r.disposition = vc.disposition;
     r.check = vc.check;

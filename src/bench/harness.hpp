@@ -46,6 +46,7 @@ struct HarnessSettings {
   int split_k = 0;                // Options::split_k of every gemmkit call
   Schedule schedule = Schedule::Auto;  // Options::schedule of every gemmkit call
   bool batch_invariant = false;        // Options::batch_invariant of every gemmkit call
+  bool dynamic_schedule = false;       // Options::dynamic_schedule of every gemmkit call
   std::uint64_t seed = 1;
   CheckPolicy check;
   bool warm = false;              // no rotation, no flush (self-tests only)

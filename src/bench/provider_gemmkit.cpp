@@ -12,14 +12,18 @@ class GemmkitProvider final : public Provider {
  public:
   GemmkitProvider(const GemmDesc& desc, double alpha, double beta, std::string kernel,
                   std::string config, Backend backend, int threads, int split_k, Schedule schedule,
-                  bool batch_invariant)
-      : desc_(desc), alpha_(alpha), beta_(beta), kernel_(std::move(kernel)),
+                  bool batch_invariant, bool dynamic_schedule)
+      : desc_(desc),
+        alpha_(alpha),
+        beta_(beta),
+        kernel_(std::move(kernel)),
         config_(std::move(config)) {
     opt_.backend = backend;
     opt_.threads = threads;
     opt_.split_k = split_k;
     opt_.schedule = schedule;
     opt_.batch_invariant = batch_invariant;
+    opt_.dynamic_schedule = dynamic_schedule;
     opt_.kernel = kernel_.c_str();
     opt_.allow_fallback = false;  // time the kernel asked for, or say it cannot run
     if (Status s = can_implement(desc_, opt_); !s) {
@@ -72,9 +76,9 @@ std::unique_ptr<Provider> make_gemmkit_provider(const GemmDesc& desc, double alp
                                                 const std::string& kernel,
                                                 const std::string& config, Backend backend,
                                                 int threads, int split_k, Schedule schedule,
-                                                bool batch_invariant) {
+                                                bool batch_invariant, bool dynamic_schedule) {
   return std::make_unique<GemmkitProvider>(desc, alpha, beta, kernel, config, backend, threads,
-                                           split_k, schedule, batch_invariant);
+                                           split_k, schedule, batch_invariant, dynamic_schedule);
 }
 
 }  // namespace gemmkit::bench

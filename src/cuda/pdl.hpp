@@ -1,8 +1,8 @@
 // Programmatic dependent launch, one switch for every gemmkit kernel launched with it (the
 // sm90 GEMM and its split-K reduction, the decode row-block kernel): each such kernel waits
-// (cudaGridDependencySynchronize) before its first global access, so only its launch and
-// set-up overlap the kernel before it. GEMMKIT_PDL=0 launches them without it (to measure
-// what it gives).
+// (cudaGridDependencySynchronize) before its first global access, so only its launch, its
+// set-up and L2 prefetches (which bring nothing into the SM) overlap the kernel before it.
+// GEMMKIT_PDL=0 launches them without it (to measure what it gives).
 #pragma once
 #include <cstdlib>
 #include <string>
@@ -15,6 +15,17 @@ inline bool pdl_enabled() {
     return e == nullptr || std::string(e) != "0";
   }();
   return pdl;
+}
+
+// Whether kernels launched with it ask the L2 for the first stages of their operands before
+// the dependency wait (the decode row-block kernel's weight). GEMMKIT_L2_PREFETCH=0 turns it
+// off (to measure what it gives); it needs programmatic launch to overlap anything.
+inline bool early_prefetch_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("GEMMKIT_L2_PREFETCH");
+    return pdl_enabled() && (e == nullptr || std::string(e) != "0");
+  }();
+  return on;
 }
 
 }  // namespace gemmkit::gpu

@@ -55,11 +55,11 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
                  .warpgroups = 3,  // one producer, two consumers
                  .cluster_m = cfg.cluster,
                  .cluster_n = 1,
-                 .modes = static_cast<ModeSet>(
-                     mode_bit(sched::Mode::DataParallel) | mode_bit(sched::Mode::SplitK) |
-                     (cfg.large_m || !sm90::stream_k_tile(cfg.blk_n)
-                          ? 0
-                          : mode_bit(sched::Mode::StreamK))),
+                 .modes = static_cast<ModeSet>(mode_bit(sched::Mode::DataParallel) |
+                                               mode_bit(sched::Mode::SplitK) |
+                                               (cfg.large_m || !sm90::stream_k_tile(cfg.blk_n)
+                                                    ? 0
+                                                    : mode_bit(sched::Mode::StreamK))),
                  .raster_group = 8,
                  .swizzle = Swizzle::B128,
                  .isa = Isa::Wgmma},
@@ -78,7 +78,7 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
                    const Options& o) { return sm90::run(cfg, plan.mode, plan.split, d, a, o); },
       .workspace_bytes =
           [cfg](const GemmDesc& d, const GemmArgs* a, const LaunchPlan& plan) {
-            return sm90::workspace_bytes(cfg, plan.mode, d, a, plan.split);
+            return sm90::workspace_bytes(cfg, plan.mode, d, a, plan.split, plan.dynamic);
           },
       .pooled_workspace = true,
       // Data-parallel: one CTA tile sums its K steps in order, its orientation follows D's

@@ -20,7 +20,9 @@ std::size_t planned_workspace(const GemmDesc& desc, const GemmArgs* args, const 
   if (!core::validate_desc(d)) return 0;
   const dispatch::Plan p = dispatch::cached_plan(d, opt, args);
   if (!p.status || !p.launch.kernel->workspace_bytes) return 0;
-  return p.launch.kernel->workspace_bytes(d, args, p.launch);
+  dispatch::LaunchPlan launch = p.launch;
+  launch.dynamic = opt.dynamic_schedule;
+  return launch.kernel->workspace_bytes(d, args, launch);
 }
 
 }  // namespace
@@ -48,6 +50,7 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
     const dispatch::Plan p = dispatch::cached_plan(d, opt, &args);
     if (!p.status) return p.status;
     dispatch::LaunchPlan launch = p.launch;
+    launch.dynamic = opt.dynamic_schedule;
     const dispatch::KernelInfo& k = *launch.kernel;
     if (k.workspace_bytes) {
       // A workspace the caller gives must be large enough; without one, kernels that can

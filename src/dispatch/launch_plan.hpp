@@ -19,6 +19,7 @@ struct LaunchPlan {
   // nothing but split-K when the planner has no count to give: the kernel's own policy.
   int split = 1;
   std::size_t workspace_bytes = 0;  // filled by the front door for the call's pointers
+  bool dynamic = false;             // Options::dynamic_schedule (the front door's copy)
   double predicted_s = 0;           // the ledger's time for this plan (0: not predicted)
 };
 

@@ -65,6 +65,13 @@ struct Params {
   int64_t dp_tiles = 0;          // StreamK: tiles [0, dp_tiles) data-parallel
   int64_t sk_workers = 0;        // StreamK: workers [0, sk_workers) share the rest by K
   int64_t sk_iters = 0;          // StreamK: K-iterations of tiles [dp_tiles, tiles)
+  // DataParallel on the device: the workers take tiles from a counter in device memory, in
+  // the same linear order, instead of the round-robin deal (src/cuda/sm90/tile_feed.cuh);
+  // next() below is then the host's view of the deal, not the device's.
+  bool dynamic = false;
+  // On the device: the first stages of each worker's first item go to the L2 before the
+  // kernel waits for the one before it (src/cuda/pdl.hpp, early_prefetch_enabled).
+  bool prefetch = false;
 
   GEMMKIT_HD int64_t tiles_per_batch() const { return tiles_m * tiles_n; }
   GEMMKIT_HD int64_t tiles() const { return tiles_per_batch() * batch; }

@@ -456,6 +456,58 @@ TEST_P(CudaKernel, SplitK) {
   }
 }
 
+// Options::dynamic_schedule (tiles from a counter; clustered kernels keep the fixed deal):
+// 1.25 and 2.5 waves of tiles, a batch, alpha == 0 and K == 0 (no operand read, every tile
+// still taken), beta != 0, f32 D; the bits equal the fixed deal's, call after call (the
+// counter is left at zero), from gemmkit's pool and from a caller's workspace.
+TEST_P(CudaKernel, DynamicSchedule) {
+  const Subject& r = GetParam();
+  if (r.role != kProduction) GTEST_SKIP() << "a mode of the production kernels";
+  const Options dyn{.backend = Backend::Cuda, .kernel = r.kernel, .dynamic_schedule = true};
+  const std::int64_t tiles_m = 11, tiles_n = 15;  // 165 tiles: 1.25 waves
+  std::uint64_t seed = 1300;
+  const Case cases[] = {
+      {.m = tiles_m * r.tile_m - 3,
+       .n = tiles_n * r.tile_n + 0,
+       .k = 200,
+       .c = DType::F32,
+       .d = DType::F32,
+       .beta = 0.5},
+      {.m = 2 * tiles_m * r.tile_m, .n = tiles_n * r.tile_n - 1, .k = 72, .beta = 0.0},
+      {.m = 3 * r.tile_m + 1, .n = 2 * r.tile_n + 7, .k = 300, .batch = 3, .beta = 1.0},
+      {.m = tiles_m * r.tile_m, .n = tiles_n * r.tile_n, .k = 64, .alpha = 0.0, .beta = 2.0},
+      {.m = tiles_m * r.tile_m, .n = r.tile_n, .k = 0, .beta = -1.0},
+  };
+  for (const Case& c : cases) {
+    const bench::VerifyResult v = bench::verify_case(make_desc(c), c.alpha, c.beta, dyn, ++seed);
+    EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+        << r.kernel << " dynamic " << describe(c, seed) << ": " << v.note << " "
+        << v.cmp.first_failure;
+  }
+  const Case c = cases[0];
+  bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 1390);
+  std::vector<std::uint8_t> fixed = hc.d, dynamic;
+  const Options fixed_opt{.backend = Backend::Cuda, .kernel = r.kernel};
+  ASSERT_TRUE(run_device(hc, fixed, fixed_opt).ok());
+  const std::string what = std::string(r.kernel) + " dynamic";
+  if (!runs_repeatably(hc, dyn, dynamic, what)) return;
+  EXPECT_TRUE(dynamic == fixed) << what << ": not the fixed deal's bits";
+  if (dispatch::registry().find(r.kernel)->config.cluster_m > 1) return;  // the fixed deal
+  // A caller's workspace: the counter there, cleared on the stream each call.
+  const std::size_t bytes = workspace_size(hc.desc, dyn);
+  EXPECT_GT(bytes, 0u) << what << ": no room for the counter in a caller's workspace";
+  void* ws = nullptr;
+  std::string err;
+  ASSERT_TRUE(bench::device_alloc(&ws, bytes, &err)) << err;
+  Options with_ws = dyn;
+  with_ws.workspace = ws;
+  with_ws.workspace_bytes = bytes;
+  std::vector<std::uint8_t> again;
+  runs_repeatably(hc, with_ws, again, what + " (caller's workspace)");
+  EXPECT_TRUE(again == fixed) << what << " (caller's workspace): not the fixed deal's bits";
+  bench::device_free(ws);
+}
+
 // Stream-K (a scheduler mode of the production kernels): 1.25 waves of tiles (all spread by K;
 // a worker's share crosses tile boundaries: 8 K-iterations a tile, 10 a worker), 2.5 waves
 // (two data-parallel waves first), fewer tiles than SMs, a batch, alpha == 0, K == 0, an

@@ -15,7 +15,8 @@
 //     summed in a fixed order by the reduction kernel launched next (split_reduce.cuh);
 //     stream-K (StreamK): the last tiles' K-iterations spread evenly over the CTAs, a tile's
 //     owner adding the pieces parked by the following workers, in order (stream_fixup.cuh);
-//   - scheduler: a persistent grid of one CTA per SM walking src/sched's work list; with
+//   - scheduler: a persistent grid of one CTA per SM walking src/sched's work list, or, in
+//     the dynamic data-parallel mode, taking tiles from a counter (tile_feed.cuh); with
 //     CLUSTER = 2, pairs of CTAs (a cluster) take vertically adjacent tiles and each loads
 //     half of their shared B tile, multicast into both CTAs' shared memory.
 // Register budget (setmaxnreg): producer 56 (its scheduler arithmetic spills at 40),
@@ -37,6 +38,7 @@
 #include "cuda/sm90/partial_tile.cuh"
 #include "cuda/sm90/row_epilogue.cuh"
 #include "cuda/sm90/stream_fixup.cuh"
+#include "cuda/sm90/tile_feed.cuh"
 #include "cuda/sm90/tma_maps.hpp"
 #include "cuda/tma/tensor_map.cuh"
 #include "sched/tile_scheduler.hpp"
@@ -79,6 +81,7 @@ struct GemmTmaWs {
   struct SharedStorage {
     Stage stage[STAGES];  // 1024-byte aligned: the 128-byte swizzle's atom
     float rows[kConsumers * 4][kRowStageFloats];  // each consumer warp's staged-row buffer
+    TileFeed feed;                                // dynamic mode: the tiles taken
     uint64_t full[STAGES];
     uint64_t empty[STAGES];
   };
@@ -109,20 +112,49 @@ __device__ __forceinline__ uint64_t operand_desc(const T* tile, int ks) {
     return ptx::smem_desc_sw128(tile + ks * 16 * 64, 64 * 64 * 2, 1024);
 }
 
+// Before the dependency wait: asks the L2 for the first ring's worth of this CTA's A and B
+// boxes (unbatched maps), so that their DRAM reads start while the previous kernel in the
+// stream ends. Nothing reaches shared memory; the L2 is the device's point of coherence, so
+// what it holds is current when the TMA copies it after the wait.
+template <class K, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
+__device__ __forceinline__ void prefetch_first(const TmaMaps& maps, const sched::Work& w,
+                                               int rank) {
+  if (maps.a_batched || maps.b_batched) return;
+  const int m0 = static_cast<int>((w.tile_m * CLUSTER + rank) * K::BLK_M);
+  const int n0 = static_cast<int>(w.tile_n * BLK_N);
+  const int64_t end = w.k_end - w.k_begin < STAGES ? w.k_end : w.k_begin + STAGES;
+  for (int64_t kt = w.k_begin; kt < end; ++kt) {
+    const int k0 = static_cast<int>(kt * K::BLK_K);
+    if constexpr (AK) {
+      ptx::prefetch_box_l2(&maps.a, k0, m0);
+    } else {
+      for (int i = 0; i < K::BLK_M / 64; ++i) ptx::prefetch_box_l2(&maps.a, m0 + 64 * i, k0);
+    }
+    if constexpr (BK) {  // (clusters: this CTA's rows of B, as it copies them)
+      ptx::prefetch_box_l2(&maps.b, k0, n0 + rank * K::kBRows);
+    } else {
+      for (int i = 0; i < BLK_N / 64 / CLUSTER; ++i)
+        ptx::prefetch_box_l2(&maps.b, n0 + 64 * (rank * (BLK_N / 64 / CLUSTER) + i), k0);
+    }
+  }
+}
+
 template <class K, class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
 __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const TmaMaps& maps,
-                                         const Params& p, sched::Scheduler& sch, int rank) {
-  if (!p.read_ab) return;  // alpha == 0 or K == 0: A and B are never read
+                                         const Params& p, sched::Scheduler& sch,
+                                         const sched::Params& sp, const SplitWorkspace& ws,
+                                         int rank) {
+  const bool dynamic = CLUSTER == 1 && sp.dynamic;
+  if (!p.read_ab && !dynamic) return;  // alpha == 0 or K == 0: A and B are never read
   // The descriptors (kernel parameters) and the first work item while the previous kernel in
   // the stream may still run; A and B only once it is done and its writes are visible.
-  ptx::prefetch_tensormap(&maps.a);
-  ptx::prefetch_tensormap(&maps.b);
+  if (p.read_ab) {
+    ptx::prefetch_tensormap(&maps.a);
+    ptx::prefetch_tensormap(&maps.b);
+  }
   PipelineState<STAGES> st;
-  sched::Work w;
-  bool more = sch.next(&w);
-  cudaGridDependencySynchronize();
-  GEMMKIT_SM90_MARK(2);  // the previous kernel's writes visible
-  for (; more; more = sch.next(&w)) {
+  // The stages of one work item.
+  const auto load = [&](const sched::Work& w) {
     const int m0 = static_cast<int>((w.tile_m * CLUSTER + rank) * K::BLK_M);
     const int n0 = static_cast<int>(w.tile_n * BLK_N);
     const int l = static_cast<int>(w.batch);
@@ -162,6 +194,23 @@ __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const Tm
       }
       st.advance();
     }
+  };
+  if (dynamic) {  // tiles from the counter, handed to the consumers (tile_feed.cuh)
+    cudaGridDependencySynchronize();  // the counter too: the previous launch resets it
+    GEMMKIT_SM90_MARK(2);
+    for (int j = 0;; ++j) {
+      const int64_t t = feed_take(ss.feed, ws.flags, j, sp.tiles());
+      if (t >= sp.tiles()) break;
+      if (p.read_ab) load(sched::tile_at(sp, t));
+    }
+  } else {
+    sched::Work w;
+    bool more = sch.next(&w);
+    if (more && p.read_ab && sp.prefetch)
+      prefetch_first<K, BLK_N, STAGES, AK, BK, CLUSTER>(maps, w, rank);
+    cudaGridDependencySynchronize();
+    GEMMKIT_SM90_MARK(2);  // the previous kernel's writes visible
+    for (; more; more = sch.next(&w)) load(w);
   }
   GEMMKIT_SM90_MARK(4);  // last copy issued
 }
@@ -191,8 +240,16 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
   cudaGridDependencySynchronize();
   PipelineState<STAGES> st;
   sched::Work w;
+  int taken = 0;  // tiles read from the feed (dynamic)
+  const auto next = [&]() -> bool {
+    if (CLUSTER > 1 || !sp.dynamic) return sch.next(&w);
+    const int64_t t = feed_read(ss.feed, taken++);
+    if (t >= sp.tiles()) return false;
+    w = sched::tile_at(sp, t);
+    return true;
+  };
   float acc[BLK_N / 2];  // (64, BLK_N) of this warpgroup: 8-column blocks of 4 values
-  while (sch.next(&w)) {
+  while (next()) {
 #pragma unroll
     for (int i = 0; i < BLK_N / 2; ++i) acc[i] = 0.f;
     if (p.read_ab && w.k_end > w.k_begin) {
@@ -263,6 +320,7 @@ __global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::
       cuda::ptx::mbarrier_init(&ss.full[s], 1);                 // the producer's expect_tx
       cuda::ptx::mbarrier_init(&ss.empty[s], K::kConsumers * CLUSTER);  // every consumer
     }
+    feed_init(ss.feed, 128 * K::kConsumers);
     cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
   }
   // The cluster's barriers are initialized before any CTA multicasts or arrives on them.
@@ -286,7 +344,7 @@ __global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::
   if (wg == 0) {
     ptx::setmaxnreg_dec<56>();
     sched::Scheduler sch(sp, blockIdx.x / CLUSTER);
-    if (tid == 0) producer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, maps, p, sch, rank);
+    if (tid == 0) producer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, maps, p, sch, sp, ws, rank);
   } else {
     ptx::setmaxnreg_inc<224>();
     consumer<K, T, BLK_N, STAGES, AK, BK, CLUSTER>(ss, p, sp, ws, wg - 1, tid, rank);

@@ -68,18 +68,20 @@ constexpr std::size_t kAlign = 256;
 constexpr std::size_t align_up(std::size_t b) { return (b + kAlign - 1) / kAlign * kAlign; }
 constexpr std::size_t kFlagBytes = kMaxSplitTiles * sizeof(unsigned);
 
-// Workspace layout: [padded operand copies][split-K / stream-K partials][stream-K flags
-// (caller's workspace only: the pool keeps its own, zeroed once)].
+// Workspace layout: [padded operand copies][split-K / stream-K partials][stream-K flags or the
+// dynamic tile counter (caller's workspace only: the pool keeps its own, zeroed once)].
 struct Layout {
   std::size_t staging = 0, partial = 0, flags = 0;
   std::size_t total() const { return align_up(staging) + align_up(partial) + flags; }
 };
 
 Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, sched::Mode mode,
-                 std::int64_t splits, int sms, bool caller_ws) {
+                 std::int64_t splits, int sms, bool caller_ws, bool dynamic = false) {
   Layout l;
   l.staging = pr.params.read_ab ? staging_bytes(pr) : 0;
-  if (mode == sched::Mode::StreamK && pr.params.read_ab) {
+  if (dynamic) {
+    l.flags = caller_ws ? kFlagBytes : 0;  // the tile counter
+  } else if (mode == sched::Mode::StreamK && pr.params.read_ab) {
     l.partial = stream_partial_bytes(sms / cfg.cluster * cfg.cluster, cfg.blk_n);
     l.flags = caller_ws ? kFlagBytes : 0;
   } else if (splits > 1) {
@@ -109,13 +111,14 @@ Status can_implement(const GemmDesc& d) {
 }
 
 std::size_t workspace_bytes(const TileConfig& cfg, sched::Mode mode, const GemmDesc& d,
-                            const GemmArgs* args, int split) {
+                            const GemmArgs* args, int split, bool dynamic) {
+  dynamic = dynamic_launch(cfg, mode, dynamic);
   const gpu::Problem pr = problem_of(cfg, d, args);
   const DeviceInfo* dev = device_info();
   const int sms = dev != nullptr ? dev->sms : 0;
   if (mode != sched::Mode::SplitK) split = 1;
   const std::size_t bytes =
-      layout_of(cfg, pr, mode, splits_of(cfg, pr, sms, split), sms, true).total();
+      layout_of(cfg, pr, mode, splits_of(cfg, pr, sms, split), sms, true, dynamic).total();
   if (!cfg.large_m || mode != sched::Mode::SplitK || split <= 1) return bytes;
   // run() may take its own count instead (large_m, no count forced): room for either.
   return std::max(bytes,
@@ -138,10 +141,11 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
   Launch ln{.sms = dev->sms,
             .mode = mode,
             .splits = splits_of(cfg, pr, dev->sms, split),
-            .pdl = gpu::pdl_enabled()};
+            .pdl = gpu::pdl_enabled(),
+            .dynamic = dynamic_launch(cfg, mode, opt.dynamic_schedule)};
   // The front door checked a workspace the caller gave; none given: gemmkit's pool.
   const bool caller_ws = opt.workspace != nullptr;
-  const Layout lay = layout_of(cfg, pr, mode, ln.splits, dev->sms, caller_ws);
+  const Layout lay = layout_of(cfg, pr, mode, ln.splits, dev->sms, caller_ws, ln.dynamic);
   auto* ws = static_cast<unsigned char*>(opt.workspace);
   if (caller_ws && opt.workspace_bytes < lay.total())
     return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,
@@ -162,12 +166,12 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
       return s;
   }
   if (lay.partial > 0) ln.ws.partial = reinterpret_cast<float*>(ws + align_up(lay.staging));
-  if (lay.partial > 0 && mode == sched::Mode::StreamK) {
+  if (ln.dynamic || (lay.partial > 0 && mode == sched::Mode::StreamK)) {
     if (caller_ws) {  // counters in the caller's workspace: zeroed here, on the stream
       ln.ws.flags = reinterpret_cast<unsigned*>(ws + align_up(lay.staging) + align_up(lay.partial));
       if (cudaMemsetAsync(ln.ws.flags, 0, kFlagBytes, stream) != cudaSuccess)
         return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::Workspace,
-                             "sm90: cannot clear the stream-K flags");
+                             "sm90: cannot clear the stream-K flags / tile counter");
     } else if (Status s = gpu::pool_counters(kFlagBytes, stream, &ln.ws.flags); !s) {
       return s;
     }

@@ -38,6 +38,7 @@ struct Launch {
   std::int64_t splits = 1;
   SplitWorkspace ws{};
   bool pdl = true;
+  bool dynamic = false;  // data-parallel tiles from a counter (ws.flags[0..1]), CTAs unclustered
 };
 
 // SM count of the current device (read once per device), 0 without one.
@@ -47,11 +48,17 @@ int device_sm_count();
 // for problems the kernel family does not take (dtypes, extents past the TMA's 32 bits).
 Status can_implement(const GemmDesc& d);
 
-// Workspace bytes for padded operand copies and split-K / stream-K partials (args may be null:
-// pointers taken as aligned). `split`: the split-K pieces asked for (1: none, 0: split_count's
-// choice).
+// Workspace bytes for padded operand copies, split-K / stream-K partials and counters (args
+// may be null: pointers taken as aligned). `split`: the split-K pieces asked for (1: none, 0:
+// split_count's choice); `dynamic`: Options::dynamic_schedule.
 std::size_t workspace_bytes(const TileConfig& cfg, sched::Mode mode, const GemmDesc& d,
-                            const GemmArgs* args, int split);
+                            const GemmArgs* args, int split, bool dynamic = false);
+
+// True when a launch in `mode` takes its tiles from a counter: Options::dynamic_schedule, the
+// data-parallel mode, CTAs not in clusters.
+constexpr bool dynamic_launch(const TileConfig& cfg, sched::Mode mode, bool asked) {
+  return asked && mode == sched::Mode::DataParallel && cfg.cluster == 1;
+}
 
 // Runs one configuration in a scheduler mode (DataParallel; SplitK into `split` K pieces per
 // tile, 0: split_count's choice; StreamK) as the planner's LaunchPlan says: stages the operands
