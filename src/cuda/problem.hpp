@@ -9,15 +9,16 @@
 
 namespace gemmkit::gpu {
 
-// Element type of C and D (inputs are bf16 or fp16, chosen by a template parameter).
-enum class OutType : int { F32, F16, BF16 };
+// Element type of C and D (the 16-bit kernels write F32, F16 or BF16; the SIMT / DMMA kernels
+// of src/cuda/simt write their input type, F32 or F64).
+enum class OutType : int { F32, F16, BF16, F64 };
 
 // An input operand of the canonical problem as an (outer, k) matrix: outer is M for A and N
 // for B. Element (o, p) of batch l lives at ptr + l * batch_stride + o * s_outer + p * s_k.
 struct OperandView {
   const void* ptr = nullptr;
   std::int64_t s_outer = 0, s_k = 0, batch_stride = 0;
-  bool vec16 = false;  // 16-byte cp.async is legal on fully in-bounds 8-element chunks
+  bool vec16 = false;  // 16-byte cp.async is legal on fully in-bounds 16-byte chunks
 };
 
 // C or D as an (M, N) matrix of the canonical problem.
@@ -40,7 +41,7 @@ struct Params {
   std::int64_t batch_begin = 0;  // batch of blockIdx.y == 0 in this launch
 };
 
-enum class InType { BF16, F16 };
+enum class InType { BF16, F16, F32, F64 };
 
 struct Problem {
   Params params;

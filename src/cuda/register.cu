@@ -6,6 +6,7 @@
 #include "core/status.hpp"
 #include "cuda/gemv/gemv.hpp"
 #include "cuda/ladder/ladder.hpp"
+#include "cuda/simt/simt.hpp"
 #include "cuda/sm90/sm90.hpp"
 #include "dispatch/registry.hpp"
 
@@ -87,6 +88,32 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
   };
 }
 
+// The f32 / f64 kernels of src/cuda/simt: A, B, C and D all of `t`, accumulated in `t`.
+// Data-parallel only. M-invariant: an output element sums its K in order, whatever the tile's
+// place, and the orientation follows D's layout.
+template <class T>
+KernelInfo simt_kernel(std::string name, KernelConfig config, std::string note, DType t,
+                       Status (*run)(const gpu::Problem&, T, T, cudaStream_t)) {
+  return KernelInfo{
+      .name = std::move(name),
+      .backend = Backend::Cuda,
+      .role = KernelRole::Production,
+      .config = config,
+      .note = std::move(note),
+      .priority = 0,
+      .can_implement = [t](const GemmDesc& d) { return simt::can_implement(d, t); },
+      .run = [run](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&,
+                   const Options& o) -> Status {
+        if (!cuda_available())
+          return GEMMKIT_ERROR(StatusCode::ArchMismatch, Arg::Backend, "no usable CUDA device");
+        return run(gpu::make_problem(d, a), static_cast<T>(a.alpha), static_cast<T>(a.beta),
+                   static_cast<cudaStream_t>(o.stream));
+      },
+      .workspace_bytes = {},
+      .m_invariant = true,
+  };
+}
+
 }  // namespace
 
 void register_cuda_kernels(Registry& r) {
@@ -127,6 +154,28 @@ void register_cuda_kernels(Registry& r) {
                        .swizzle = Swizzle::Xor16B,
                        .isa = Isa::MmaSync},
                       "TMA loads, double-buffered fragments", cuda_ladder::run_rung4));
+  // f32 (exact, never TF32) and f64: the only CUDA kernels of these types.
+  r.add(simt_kernel<float>(
+      "cuda.sgemm_ffma_128x128x16_s3",
+      {.tile_m = 128,
+       .tile_n = 128,
+       .tile_k = 16,
+       .stages = 3,
+       .threads = 256,
+       .raster_group = 8,
+       .isa = Isa::CudaSimt},
+      "FFMA, 8x8 outputs a thread, cp.async ring (K-major operands transposed on the way)",
+      DType::F32, simt::run_sgemm_ffma));
+  r.add(simt_kernel<double>("cuda.dgemm_dmma_128x128x16_s4",
+                            {.tile_m = 128,
+                             .tile_n = 128,
+                             .tile_k = 16,
+                             .stages = 4,
+                             .threads = 256,
+                             .raster_group = 8,
+                             .isa = Isa::MmaSync},
+                            "DMMA mma.sync.m16n8k4.f64, warps 2x4 of 64x32, cp.async ring",
+                            DType::F64, simt::run_dgemm_dmma));
   r.add(sm90_kernel({.blk_n = 256, .cluster = 2}, 5));  // 0.55-0.65x the unclustered kernel
   r.add(sm90_kernel({.blk_n = 256}, 30));
   r.add(sm90_kernel({.blk_n = 192}, 20));

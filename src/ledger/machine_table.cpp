@@ -75,11 +75,15 @@ Machine h200_measured() {
   Machine m = h200();
   m.name = "h200-measured";
   m.description =
-      "H200 as measured here: cuBLAS bf16 8192^3 760 TFLOP/s, fp8 e4m3 1249, copy 4.1 TB/s; "
-      "other classes keep the datasheet figures";
-  m.source = "shared/BENCH.md, reference points measured on the lent H200 (cuBLAS 13.1)";
+      "H200 as measured here: cuBLAS bf16 8192^3 760 TFLOP/s, fp8 e4m3 1249, f32 (FFMA) 51.1, "
+      "f64 (DMMA) 63.2, copy 4.1 TB/s; other classes keep the datasheet figures";
+  m.source =
+      "shared/BENCH.md, reference points measured on the lent H200 (cuBLAS 13.1); f32 / f64: "
+      "cuBLASLt CUBLAS_COMPUTE_32F / 64F in bench/micro/simt_gemm.cu (docs/PERF.md)";
   m.peak[static_cast<int>(PeakClass::FP16)] = 760 * T;
   m.peak[static_cast<int>(PeakClass::FP8)] = 1249 * T;
+  m.peak[static_cast<int>(PeakClass::FP32)] = 51.1 * T;
+  m.peak[static_cast<int>(PeakClass::FP64)] = 63.2 * T;
   m.dram_bytes_per_s = 4.1e12;
   // Graph-replayed cuBLAS bf16 1024^3 took 6.5 us of which ~2.8 us is math at 760 TFLOP/s.
   m.launch_s = 3e-6;

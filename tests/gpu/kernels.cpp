@@ -24,6 +24,7 @@
 #include "cuda/gemv/gemv.hpp"
 #include "dispatch/registry.hpp"
 #include "gemmkit/gemm.hpp"
+#include "support/device_run.hpp"
 #include "support/gpu_test.hpp"
 
 namespace gemmkit {
@@ -103,36 +104,10 @@ bool expect_passes(const char* kernel, const Case& c, std::uint64_t seed, int sp
   return r.disposition == bench::Disposition::Passed;
 }
 
-// Runs hc on the device with each operand `offset_bytes[i]` past its allocation's start
-// (A, B, C, D), D starting as `d_out`; returns the call's status, d_out holds the result.
-Status run_device(bench::HostCase& hc, std::vector<std::uint8_t>& d_out, const Options& opt,
-                  const std::int64_t (&offset_bytes)[4] = {0, 0, 0, 0}) {
-  std::vector<std::uint8_t>* host[4] = {&hc.a, &hc.b, &hc.c, &d_out};
-  void* dev[4] = {};
-  void* at[4] = {};
-  std::string err;
-  bool ok = true;
-  for (int i = 0; i < 4 && ok; ++i) {
-    ok = bench::device_alloc(&dev[i], host[i]->size() + 32, &err);
-    at[i] = static_cast<std::uint8_t*>(dev[i]) + offset_bytes[i];
-    ok = ok && bench::copy_to_device(at[i], host[i]->data(), host[i]->size(), &err);
-  }
-  Status st = ok ? gemm(hc.desc, GemmArgs{at[0], at[1], at[2], at[3], hc.alpha, hc.beta}, opt)
-                 : Status{StatusCode::ExecutionFailed, Arg::None, err};
-  ok = ok && bench::device_synchronize(&err) &&
-       bench::copy_to_host(d_out.data(), at[3], d_out.size(), &err);
-  for (void* p : dev) bench::device_free(p);
-  if (st.ok() && !ok) st = Status{StatusCode::ExecutionFailed, Arg::None, err};
-  return st;
-}
+using test::run_device;
 
 // Fills C with NaN (the call is beta == 0, so it must never be read).
-void fill_c_with_nan(bench::HostCase& hc, DType out) {
-  const std::int64_t elems = static_cast<std::int64_t>(
-      (hc.c.size() - bench::HostCase::kGuardBytes) * 8 / static_cast<std::size_t>(dtype_bits(out)));
-  for (std::int64_t i = 0; i < elems; ++i)
-    core::store_element(out, hc.c.data(), i, std::numeric_limits<double>::quiet_NaN());
-}
+void fill_c_with_nan(bench::HostCase& hc, DType out) { test::fill_with_nan(hc.c, out); }
 
 // Runs hc twice under opt (operands at offset_bytes) and expects the same bits both times;
 // the first result is returned in `first`. False when a call failed.
