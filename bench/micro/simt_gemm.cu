@@ -7,10 +7,10 @@
 // H200, 2026-12-03 (bench/results/h200-2026-12-03-f32f64-micro.txt; ratio = cuBLASLt time /
 // ours), 4096^3, A k / B o: ffma BK/stages/thread tile 16/3/8x8 0.766, 8/4/8x8 0.710, 32/2/8x8
 // 0.750, 16/3/8x16 0.764, 8/4/8x16 0.757; dmma m16n8k4 16/4 0.589, m8n8k4 16/4 0.377 (the
-// m8n8k4 shape runs at half the rate of m16n8k4 on sm_90), m16n8k4 16/3 0.581, 32/3 0.594, 8/6
-// 0.526. By arrangement (16/3/8x8, m16n8k4 16/4): A o B o 0.818 / 0.692, A k B k 0.708 / 0.517:
-// the transposing element copies of K-major operands cost 5-15%.
-// Build: nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Isrc -Iinclude
+// same kernel on the sm_80 shape: 0.64x the rate), m16n8k4 16/3 0.581, 32/3 0.594, 8/6 0.526. By
+// arrangement (16/3/8x8, m16n8k4 16/4): A o B o 0.818 / 0.692, A k B k 0.708 / 0.517: the
+// transposing element copies of K-major operands cost 5-15%. Build: nvcc -O3 -std=c++20
+// -gencode=arch=compute_90a,code=sm_90a -Isrc -Iinclude
 //   bench/micro/simt_gemm.cu -lcublasLt -o simt_gemm
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -75,28 +75,31 @@ Status run(const gpu::Problem& pr, double alpha, double beta) {
     const float a = (float)alpha, b = (float)beta;
     switch (g_variant) {
       case 0:
-        return launch<SgemmFfma<FfmaConfig<16, 3, 8>>>(pr, a, b, 0);
+        return launch<FfmaConfig<16, 3, 8>>(pr, kFfmaKernels<FfmaConfig<16, 3, 8>>, a, b, 0);
       case 1:
-        return launch<SgemmFfma<FfmaConfig<8, 4, 8>>>(pr, a, b, 0);
+        return launch<FfmaConfig<8, 4, 8>>(pr, kFfmaKernels<FfmaConfig<8, 4, 8>>, a, b, 0);
       case 2:
-        return launch<SgemmFfma<FfmaConfig<32, 2, 8>>>(pr, a, b, 0);
+        return launch<FfmaConfig<32, 2, 8>>(pr, kFfmaKernels<FfmaConfig<32, 2, 8>>, a, b, 0);
       case 3:
-        return launch<SgemmFfma<FfmaConfig<16, 3, 16>>>(pr, a, b, 0);
+        return launch<FfmaConfig<16, 3, 16>>(pr, kFfmaKernels<FfmaConfig<16, 3, 16>>, a, b, 0);
       default:
-        return launch<SgemmFfma<FfmaConfig<8, 4, 16>>>(pr, a, b, 0);
+        return launch<FfmaConfig<8, 4, 16>>(pr, kFfmaKernels<FfmaConfig<8, 4, 16>>, a, b, 0);
     }
   } else {
     switch (g_variant) {
       case 0:
-        return launch<DgemmDmma<DmmaConfig<16, 16, 4>>>(pr, alpha, beta, 0);
+        return launch<DmmaConfig<16, 16, 4>>(pr, kDmmaKernels<DmmaConfig<16, 16, 4>>, alpha, beta,
+                                             0);
       case 1:
-        return launch<DgemmDmma<DmmaConfig<8, 16, 4>>>(pr, alpha, beta, 0);
+        return launch<DmmaConfig<8, 16, 4>>(pr, kDmmaKernels<DmmaConfig<8, 16, 4>>, alpha, beta, 0);
       case 2:
-        return launch<DgemmDmma<DmmaConfig<16, 16, 3>>>(pr, alpha, beta, 0);
+        return launch<DmmaConfig<16, 16, 3>>(pr, kDmmaKernels<DmmaConfig<16, 16, 3>>, alpha, beta,
+                                             0);
       case 3:
-        return launch<DgemmDmma<DmmaConfig<16, 32, 3>>>(pr, alpha, beta, 0);
+        return launch<DmmaConfig<16, 32, 3>>(pr, kDmmaKernels<DmmaConfig<16, 32, 3>>, alpha, beta,
+                                             0);
       default:
-        return launch<DgemmDmma<DmmaConfig<16, 8, 6>>>(pr, alpha, beta, 0);
+        return launch<DmmaConfig<16, 8, 6>>(pr, kDmmaKernels<DmmaConfig<16, 8, 6>>, alpha, beta, 0);
     }
   }
 }

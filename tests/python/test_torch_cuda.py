@@ -147,11 +147,28 @@ def test_errors_before_any_launch():
     with pytest.raises(gemmkit.GemmArgumentError) as e:
         gemmkit.gemm(a, b.t(), out=out)
     assert e.value.arg == "b" and e.value.position == 9
-    with pytest.raises(gemmkit.GemmError) as e:  # f64 on the GPU: no CUDA kernel
-        gemmkit.gemm(a.double(), b.double(), out=out.double())
+    out_i = torch.full((64, 48), 3, dtype=torch.int32, device=DEV)
+    with pytest.raises(gemmkit.GemmError) as e:  # int8 on the GPU: no CUDA kernel
+        gemmkit.gemm((a * 100).to(torch.int8), (b * 100).to(torch.int8), out=out_i)
     assert e.value.code == "NotSupported" and not isinstance(e.value, ValueError)
     torch.cuda.synchronize()
     assert torch.equal(out, ref)
+    assert torch.equal(out_i, torch.full_like(out_i, 3))
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+def test_f32_and_f64_on_the_gpu(dt):
+    """SGEMM / DGEMM on the device (src/cuda/simt), odd sizes, a transposed B; against
+    torch.matmul in f64 with the gauge bound of the output's precision."""
+    g = torch.Generator(device=DEV).manual_seed(SEED)
+    a, b = rand((300, 129), dt, g), rand((77, 129), dt, g)
+    d = gemmkit.gemm(a, b, trans_b=True)
+    assert d.dtype == dt and d.device == a.device
+    A, B = a.double(), b.double().t()
+    ref, gauge = torch.matmul(A, B), torch.matmul(A.abs(), B.abs())
+    u = 2.0**-24 if dt == torch.float32 else 2.0**-53
+    bound = u * ref.abs() + 2 * (8 + math.sqrt(129)) * u * gauge
+    assert ((d.double() - ref).abs() <= bound).all()
 
 
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="one CUDA device")

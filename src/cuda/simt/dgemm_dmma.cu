@@ -6,6 +6,7 @@
 // cp.async ring; one CTA an SM.
 #include "cuda/simt/epilogue.cuh"
 #include "cuda/simt/launch.cuh"
+#include "cuda/simt/mainloop.cuh"
 #include "cuda/simt/simt.hpp"
 #include "cuda/simt/stage.cuh"
 
@@ -37,7 +38,7 @@ struct DmmaConfig {
 template <class Cfg, bool AK, bool BK>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     dgemm_dmma_kernel(const gpu::Params p, double alpha, double beta) {
-  constexpr int kStages = Cfg::kStages, BLK_K = Cfg::BLK_K, MI = Cfg::MI, NI = Cfg::NI;
+  constexpr int BLK_K = Cfg::BLK_K, MI = Cfg::MI, NI = Cfg::NI;
   constexpr int MMA_M = Cfg::kMmaM, RA = MMA_M / 8;  // A fragment rows g + 8 r, r < RA
   using TileA = typename Cfg::TileA;
   using TileB = typename Cfg::TileB;
@@ -49,30 +50,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int g = lane / 4, q = lane % 4;  // DMMA: row / column g, k q
 
   double acc[MI][NI][2 * RA] = {};  // D(g + 8 r, 2q + {0, 1}) of each tile at [2r], [2r + 1]
-  if (p.read_ab) {
-    const double* a = static_cast<const double*>(p.a.ptr) + t.l * p.a.batch_stride;
-    const double* b = static_cast<const double*>(p.b.ptr) + t.l * p.b.batch_stride;
-    const int64_t k_tiles = sched::ceil_div(p.k, BLK_K);
-    const auto load = [&](int64_t kt) {
-      const int st = static_cast<int>(kt % kStages);
-      load_tile<TileA, Cfg::kThreads, AK>(s.a[st], p.a, a, t.m0, kt * BLK_K, p.m, p.k, tid);
-      load_tile<TileB, Cfg::kThreads, BK>(s.b[st], p.b, b, t.n0, kt * BLK_K, p.n, p.k, tid);
-    };
-
-    // ---- main loop: a ring of kStages tiles, one barrier per tile
-#pragma unroll
-    for (int i = 0; i < kStages - 1; ++i) {
-      if (i < k_tiles) load(i);
-      ptx::cp_async_commit();
-    }
-#pragma unroll 1
-    for (int64_t kt = 0; kt < k_tiles; ++kt) {
-      ptx::cp_async_wait<kStages - 2>();
-      __syncthreads();  // tile kt landed; every thread is done with tile kt - 1's stage
-      if (kt + kStages - 1 < k_tiles) load(kt + kStages - 1);
-      ptx::cp_async_commit();
-      const double* sa = s.a[kt % kStages] + q * TileA::kPitch + wm * Cfg::WM + g;
-      const double* sb = s.b[kt % kStages] + q * TileB::kPitch + wn * Cfg::WN + g;
+  // ---- main loop
+  if (p.read_ab)
+    mainloop<Cfg, AK, BK, double>(s, p, t, tid, [&](const double* sa, const double* sb) {
+      sa += q * TileA::kPitch + wm * Cfg::WM + g;
+      sb += q * TileB::kPitch + wn * Cfg::WN + g;
 #pragma unroll
       for (int k4 = 0; k4 < BLK_K; k4 += 4) {
         double af[MI][RA], bf[NI];
@@ -87,9 +69,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 #pragma unroll
           for (int ni = 0; ni < NI; ++ni) ptx::dmma<MMA_M>(acc[mi][ni], af[mi], bf[ni]);
       }
-    }
-    ptx::cp_async_wait<0>();  // the empty groups of the last tiles
-  }
+    });
 
   // ---- epilogue: pairs of columns, one double2 where D's rows allow
 #pragma unroll
@@ -103,23 +83,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                              beta);
 }
 
+// The kernels of a config, by arrangement: [A K-major][B K-major].
 template <class Cfg>
-struct DgemmDmma {
-  static constexpr int BLK_M = Cfg::BLK_M, BLK_N = Cfg::BLK_N;
-  static constexpr int kThreads = Cfg::kThreads;
-  static constexpr int kSmemBytes = sizeof(typename Cfg::SharedStorage);
-  template <bool AK, bool BK>
-  static KernelFn<double> kernel() {
-    return dgemm_dmma_kernel<Cfg, AK, BK>;
-  }
-};
+constexpr KernelFn<double> kDmmaKernels[2][2] = {
+    {dgemm_dmma_kernel<Cfg, false, false>, dgemm_dmma_kernel<Cfg, false, true>},
+    {dgemm_dmma_kernel<Cfg, true, false>, dgemm_dmma_kernel<Cfg, true, true>}};
 
 using DgemmConfig = DmmaConfig<16, 16, 4>;
 
 }  // namespace
 
 Status run_dgemm_dmma(const gpu::Problem& pr, double alpha, double beta, cudaStream_t stream) {
-  return launch<DgemmDmma<DgemmConfig>>(pr, alpha, beta, stream);
+  return launch<DgemmConfig>(pr, kDmmaKernels<DgemmConfig>, alpha, beta, stream);
 }
 
 }  // namespace gemmkit::simt

@@ -32,24 +32,23 @@ __device__ __forceinline__ CtaTile cta_tile(const gpu::Params& p) {
 template <class T>
 using KernelFn = void (*)(gpu::Params, T, T);
 
-// K selects the instantiation <A K-major, B K-major>; launches grid tiles x batch entries.
-template <class K, class T>
-Status launch(const gpu::Problem& pr, T alpha, T beta, cudaStream_t stream) {
-  const KernelFn<T> k =
-      pr.a_kmajor
-          ? (pr.b_kmajor ? K::template kernel<true, true>() : K::template kernel<true, false>())
-          : (pr.b_kmajor ? K::template kernel<false, true>() : K::template kernel<false, false>());
+// Launches kernel k[A K-major][B K-major] of config Cfg (BLK_M, BLK_N, kThreads,
+// SharedStorage): grid tiles x batch entries.
+template <class Cfg, class T>
+Status launch(const gpu::Problem& pr, const KernelFn<T> (&k_by_arrangement)[2][2], T alpha, T beta,
+              cudaStream_t stream) {
+  const KernelFn<T> k = k_by_arrangement[pr.a_kmajor][pr.b_kmajor];
+  constexpr int kSmemBytes = sizeof(typename Cfg::SharedStorage);
   const int64_t tiles =
-      sched::ceil_div(pr.params.m, K::BLK_M) * sched::ceil_div(pr.params.n, K::BLK_N);
+      sched::ceil_div(pr.params.m, Cfg::BLK_M) * sched::ceil_div(pr.params.n, Cfg::BLK_N);
   if (tiles > 0x7fffffff) return GEMMKIT_UNSUPPORTED("more output tiles than a 1-D grid holds");
-  cudaError_t e =
-      cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes);
+  cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
   gpu::Params p = pr.params;
   for (int64_t b0 = 0; b0 < pr.batch && e == cudaSuccess; b0 += 65535) {
     p.batch_begin = b0;
     const dim3 grid(static_cast<unsigned>(tiles),
                     static_cast<unsigned>(pr.batch - b0 < 65535 ? pr.batch - b0 : 65535));
-    k<<<grid, K::kThreads, K::kSmemBytes, stream>>>(p, alpha, beta);
+    k<<<grid, Cfg::kThreads, kSmemBytes, stream>>>(p, alpha, beta);
     e = cudaGetLastError();
   }
   if (e != cudaSuccess)

@@ -5,6 +5,7 @@
 // tiles of 16 k come through a 3-stage cp.async ring (stage.cuh); two CTAs share an SM.
 #include "cuda/simt/epilogue.cuh"
 #include "cuda/simt/launch.cuh"
+#include "cuda/simt/mainloop.cuh"
 #include "cuda/simt/simt.hpp"
 #include "cuda/simt/stage.cuh"
 
@@ -37,7 +38,7 @@ __device__ __forceinline__ float4 lds128(const float* p) {
 template <class Cfg, bool AK, bool BK>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     sgemm_ffma_kernel(const gpu::Params p, float alpha, float beta) {
-  constexpr int kStages = Cfg::kStages, BLK_K = Cfg::BLK_K, NJ = Cfg::kTn / 4;
+  constexpr int BLK_K = Cfg::BLK_K, NJ = Cfg::kTn / 4;
   using TileA = typename Cfg::TileA;
   using TileB = typename Cfg::TileB;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -48,30 +49,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int ty = (warp / 2) * 4 + lane / 8, tx = (warp % 2) * 8 + lane % 8;
 
   float acc[8][Cfg::kTn] = {};  // (rows, columns) of this thread, as above
-  if (p.read_ab) {
-    const float* a = static_cast<const float*>(p.a.ptr) + t.l * p.a.batch_stride;
-    const float* b = static_cast<const float*>(p.b.ptr) + t.l * p.b.batch_stride;
-    const int64_t k_tiles = sched::ceil_div(p.k, BLK_K);
-    const auto load = [&](int64_t kt) {
-      const int st = static_cast<int>(kt % kStages);
-      load_tile<TileA, Cfg::kThreads, AK>(s.a[st], p.a, a, t.m0, kt * BLK_K, p.m, p.k, tid);
-      load_tile<TileB, Cfg::kThreads, BK>(s.b[st], p.b, b, t.n0, kt * BLK_K, p.n, p.k, tid);
-    };
-
-    // ---- main loop: a ring of kStages tiles, one barrier per tile
-#pragma unroll
-    for (int i = 0; i < kStages - 1; ++i) {
-      if (i < k_tiles) load(i);
-      ptx::cp_async_commit();
-    }
-#pragma unroll 1
-    for (int64_t kt = 0; kt < k_tiles; ++kt) {
-      ptx::cp_async_wait<kStages - 2>();
-      __syncthreads();  // tile kt landed; every thread is done with tile kt - 1's stage
-      if (kt + kStages - 1 < k_tiles) load(kt + kStages - 1);
-      ptx::cp_async_commit();
-      const float* sa = s.a[kt % kStages] + ty * 4;
-      const float* sb = s.b[kt % kStages] + tx * 4;
+  // ---- main loop
+  if (p.read_ab)
+    mainloop<Cfg, AK, BK, float>(s, p, t, tid, [&](const float* sa, const float* sb) {
+      sa += ty * 4;
+      sb += tx * 4;
 #pragma unroll
       for (int k = 0; k < BLK_K; ++k) {
         float av[8], bv[Cfg::kTn];
@@ -90,9 +72,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 #pragma unroll
           for (int j = 0; j < Cfg::kTn; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
       }
-    }
-    ptx::cp_async_wait<0>();  // the empty groups of the last tiles
-  }
+    });
 
   // ---- epilogue: runs of 4 columns, one float4 where D's rows allow
 #pragma unroll
@@ -104,23 +84,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   }
 }
 
+// The kernels of a config, by arrangement: [A K-major][B K-major].
 template <class Cfg>
-struct SgemmFfma {
-  static constexpr int BLK_M = Cfg::BLK_M, BLK_N = Cfg::BLK_N;
-  static constexpr int kThreads = Cfg::kThreads;
-  static constexpr int kSmemBytes = sizeof(typename Cfg::SharedStorage);
-  template <bool AK, bool BK>
-  static KernelFn<float> kernel() {
-    return sgemm_ffma_kernel<Cfg, AK, BK>;
-  }
-};
+constexpr KernelFn<float> kFfmaKernels[2][2] = {
+    {sgemm_ffma_kernel<Cfg, false, false>, sgemm_ffma_kernel<Cfg, false, true>},
+    {sgemm_ffma_kernel<Cfg, true, false>, sgemm_ffma_kernel<Cfg, true, true>}};
 
 using SgemmConfig = FfmaConfig<16, 3, 8>;
 
 }  // namespace
 
 Status run_sgemm_ffma(const gpu::Problem& pr, float alpha, float beta, cudaStream_t stream) {
-  return launch<SgemmFfma<SgemmConfig>>(pr, alpha, beta, stream);
+  return launch<SgemmConfig>(pr, kFfmaKernels<SgemmConfig>, alpha, beta, stream);
 }
 
 }  // namespace gemmkit::simt
