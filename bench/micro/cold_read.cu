@@ -4,6 +4,10 @@
 //   tma  : one CTA per SM walks an even share of (128-row, 64-K) units of a row-major weight
 //          through an 8-stage ring of TMA boxes (128 x 64 x 2 bytes = 16 KiB, 128-byte
 //          swizzle), the shape the sm90 decode kernels load; and boxes of other heights.
+// Caution (bench/micro/decode_stream.cu, 2026-12-03): the eviction below reads with
+// ld.global.nc.L1::no_allocate, after which part of the weight is still in the L2: the TMA rows
+// here read faster than cold (4096 x 4096, (128 x 64) boxes: 8.4 us here, 13.3-13.9 us after an
+// eviction with plain loads). Use decode_stream's figures for cold reads.
 // Before each timed kernel the L2 is evicted by *reading* a 256 MiB buffer (a memset leaves
 // it full of dirty lines whose write-back then halves the read: 13.3 us instead of 11.1 for
 // the same 32 MB). Same-run reference: cudaMemcpy of 1 GiB (2 x bytes / time).

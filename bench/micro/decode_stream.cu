@@ -2,8 +2,10 @@
 // weight (4096 x 4096 bf16, 32 MB, cold in L2). Each CTA streams (row block, K part) pieces
 // through a ring of S stages; a stage is one TMA copy of `chunks` (rows, 64) boxes (a 3-D map
 // (64 K, rows, K / 64) when chunks > 1, as src/cuda/gemv/decode_rows.cu copies W), and every
-// thread reads one word of each stage before it is refilled. Timed like bench/micro/cold_read:
-// a 256 MiB read evicts the L2 before each call, events around one launch, median of 15.
+// thread reads one word of each stage before it is refilled. A 256 MiB read with plain loads
+// evicts the L2 before each call (the first lines compare it with bench/micro/cold_read's
+// ld.global.nc.L1::no_allocate read, after which part of the weight is still in the L2: 10.9
+// against 13.3-13.9 us for the same stream); events around one launch, median of 15.
 // Build: nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Isrc
 //   bench/micro/decode_stream.cu -o decode_stream
 #include <cuda.h>
@@ -192,7 +194,7 @@ int main() {
     std::printf("evict %s, smem attribute %s: %.2f us\n", v & 1 ? "ld.nc x4" : "ld     ",
                 v & 2 ? "226 KiB" : "exact  ", us);
   }
-  g_evict_nc = true;
+  g_evict_nc = false;  // the thorough eviction for the shapes below
   cudaFuncSetAttribute(stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 226 * 1024);
   // rows, k, box_rows, chunks, stages, parts, wrap
   const Shape shapes[] = {
