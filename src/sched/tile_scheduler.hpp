@@ -69,9 +69,6 @@ struct Params {
   // the same linear order, instead of the round-robin deal (src/cuda/sm90/tile_feed.cuh);
   // next() below is then the host's view of the deal, not the device's.
   bool dynamic = false;
-  // On the device: the first stages of each worker's first item go to the L2 before the
-  // kernel waits for the one before it (src/cuda/pdl.hpp, early_prefetch_enabled).
-  bool prefetch = false;
 
   GEMMKIT_HD int64_t tiles_per_batch() const { return tiles_m * tiles_n; }
   GEMMKIT_HD int64_t tiles() const { return tiles_per_batch() * batch; }

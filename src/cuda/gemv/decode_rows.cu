@@ -80,7 +80,6 @@ struct Geometry {
   int64_t units;   // row blocks over the batch
   int64_t kstages; // stages of one row block: ceil(K / KS)
   int splits;      // S: CTAs (one cluster) sharing a row block, each over 1/S of K's stages
-  int prefetch;    // 1: the first stages go to the L2 before the dependency wait
   // Shared-memory offsets (bytes from the 1024-aligned base).
   int w_off, x_off, red_off, bar_off, total;
 };
@@ -167,26 +166,6 @@ __device__ __forceinline__ void produce(const Params& p, const CUtensorMap& w_ma
   }
 }
 
-// Before the dependency wait: asks the L2 for the first ring's worth of the CTA's first row
-// block (the stages its producer copies first), so that the weight's DRAM reads start while the
-// previous kernel in the stream ends (a decode step's GEMMs follow one another: the next
-// layer's weight streams in during this one's tail). W is only read here, never written.
-__device__ __forceinline__ void prefetch_w(const CUtensorMap& w_map, const Geometry& g,
-                                           int64_t row0, int64_t u, int64_t st0, int64_t nst,
-                                           int ks) {
-  ptx::prefetch_tensormap(&w_map);
-  const int64_t n = nst < g.stages ? nst : g.stages;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t k0 = (st0 + (i + u) % nst) * ks;
-    if (g.chunked) {
-      ptx::prefetch_box_l2(&w_map, 0, static_cast<int>(row0), static_cast<int>(k0 / kBoxK));
-    } else {
-      for (int b = 0; b < g.boxes; ++b)
-        ptx::prefetch_box_l2(&w_map, static_cast<int>(k0 + b * kBoxK), static_cast<int>(row0));
-    }
-  }
-}
-
 template <class T, int NT, bool XK>
 __global__ void __launch_bounds__(kThreads, 1)
     decode_rows_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap w_map,
@@ -202,11 +181,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int w_stage = g.box_rows * kBoxK * 2 * g.boxes;
   const int ks = g.boxes * kBoxK;  // K of a stage
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  // The K stages of this CTA: its rank's share [st0, st0 + nst) of a row block's stages.
-  const int rank = static_cast<int>(blockIdx.x % g.splits);
-  const int64_t st0 = rank * g.kstages / g.splits;
-  const int64_t nst = (rank + 1) * g.kstages / g.splits - st0;
-  const int64_t first = blockIdx.x / g.splits, step_u = gridDim.x / g.splits;
   if (threadIdx.x == 0) {
     for (int s = 0; s < g.stages; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);
@@ -216,15 +190,17 @@ __global__ void __launch_bounds__(kThreads, 1)
     // Launched with programmatic stream serialization: the next kernel in the stream may
     // start once every CTA is here; its own wait still holds it until this grid is done.
     cudaTriggerProgrammaticLaunchCompletion();
-    if (p.read_ab && !w_batched && first < g.units && g.prefetch)
-      prefetch_w(w_map, g, first % g.nrb * g.rows, first, st0, nst, ks);
   }
   __syncthreads();
-  // Nothing in global memory is read into the SM or written before the previous kernel in the
-  // stream has finished (and its writes are visible): only the launch, the set-up and the L2
-  // prefetch above overlap it.
+  // Nothing in global memory is touched before the previous kernel in the stream has finished
+  // (and its writes are visible): only the launch and the set-up above overlap it.
   cudaGridDependencySynchronize();
 
+  // The K stages of this CTA: its rank's share [st0, st0 + nst) of a row block's stages.
+  const int rank = static_cast<int>(blockIdx.x % g.splits);
+  const int64_t st0 = rank * g.kstages / g.splits;
+  const int64_t nst = (rank + 1) * g.kstages / g.splits - st0;
+  const int64_t first = blockIdx.x / g.splits, step_u = gridDim.x / g.splits;
   const auto cluster_sync = [] {
     cuda::ptx::barrier_cluster_arrive(cuda::ptx::sem_release);
     cuda::ptx::barrier_cluster_wait(cuda::ptx::sem_acquire);
@@ -420,7 +396,6 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, G
   g.nrb = ceil_div(p.m, g.rows);
   g.units = g.nrb * batch;
   g.kstages = std::max<int64_t>(1, ceil_div(p.k, ks));
-  g.prefetch = gpu::early_prefetch_enabled() ? 1 : 0;
   const int w_stage = g.box_rows * kBoxK * 2 * g.boxes;
   const int cols = n > 8 ? 16 : 8;
   const int red = kWarps * g.rows16 * cols * 4;

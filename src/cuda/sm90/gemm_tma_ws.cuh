@@ -112,33 +112,6 @@ __device__ __forceinline__ uint64_t operand_desc(const T* tile, int ks) {
     return ptx::smem_desc_sw128(tile + ks * 16 * 64, 64 * 64 * 2, 1024);
 }
 
-// Before the dependency wait: asks the L2 for the first ring's worth of this CTA's A and B
-// boxes (unbatched maps), so that their DRAM reads start while the previous kernel in the
-// stream ends. Nothing reaches shared memory; the L2 is the device's point of coherence, so
-// what it holds is current when the TMA copies it after the wait.
-template <class K, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
-__device__ __forceinline__ void prefetch_first(const TmaMaps& maps, const sched::Work& w,
-                                               int rank) {
-  if (maps.a_batched || maps.b_batched) return;
-  const int m0 = static_cast<int>((w.tile_m * CLUSTER + rank) * K::BLK_M);
-  const int n0 = static_cast<int>(w.tile_n * BLK_N);
-  const int64_t end = w.k_end - w.k_begin < STAGES ? w.k_end : w.k_begin + STAGES;
-  for (int64_t kt = w.k_begin; kt < end; ++kt) {
-    const int k0 = static_cast<int>(kt * K::BLK_K);
-    if constexpr (AK) {
-      ptx::prefetch_box_l2(&maps.a, k0, m0);
-    } else {
-      for (int i = 0; i < K::BLK_M / 64; ++i) ptx::prefetch_box_l2(&maps.a, m0 + 64 * i, k0);
-    }
-    if constexpr (BK) {  // (clusters: this CTA's rows of B, as it copies them)
-      ptx::prefetch_box_l2(&maps.b, k0, n0 + rank * K::kBRows);
-    } else {
-      for (int i = 0; i < BLK_N / 64 / CLUSTER; ++i)
-        ptx::prefetch_box_l2(&maps.b, n0 + 64 * (rank * (BLK_N / 64 / CLUSTER) + i), k0);
-    }
-  }
-}
-
 template <class K, class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
 __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const TmaMaps& maps,
                                          const Params& p, sched::Scheduler& sch,
@@ -206,8 +179,6 @@ __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const Tm
   } else {
     sched::Work w;
     bool more = sch.next(&w);
-    if (more && p.read_ab && sp.prefetch)
-      prefetch_first<K, BLK_N, STAGES, AK, BK, CLUSTER>(maps, w, rank);
     cudaGridDependencySynchronize();
     GEMMKIT_SM90_MARK(2);  // the previous kernel's writes visible
     for (; more; more = sch.next(&w)) load(w);

@@ -5,7 +5,6 @@
 #include <mutex>
 
 #include "core/status.hpp"
-#include "cuda/pdl.hpp"
 #include "cuda/sm90/gemm_tma_ws.cuh"
 #include "cuda/sm90/sm90.hpp"
 #include "cuda/sm90/split_reduce.cuh"
@@ -67,7 +66,6 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
                          "sm90: more split-K pieces than resident CTAs");
   if (!streamk) params.workers = units < params.workers ? units : params.workers;
   params.dynamic = ln.dynamic && CLUSTER == 1 && !split && !streamk;
-  params.prefetch = ln.pdl && gpu::early_prefetch_enabled();
   // Programmatic dependent launch (the launch and set-up overlap the previous kernel); the
   // cluster dimension only where there is a cluster (a (1, 1, 1) one costs ~0.2 us a call).
   cudaLaunchAttribute attrs[2]{};
