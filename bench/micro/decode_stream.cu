@@ -5,7 +5,9 @@
 // thread reads one word of each stage before it is refilled. A 256 MiB read with plain loads
 // evicts the L2 before each call (the first lines compare it with bench/micro/cold_read's
 // ld.global.nc.L1::no_allocate read, after which part of the weight is still in the L2: 10.9
-// against 13.3-13.9 us for the same stream); events around one launch, median of 15.
+// against 13.3-13.9 us for the same stream), and a few streams again with one word every
+// 64 KiB of the weight read after the eviction (are address translations the first-byte
+// latency?); events around one launch, median of 15.
 // Build: nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Isrc
 //   bench/micro/decode_stream.cu -o decode_stream
 #include <cuda.h>
@@ -125,7 +127,17 @@ __global__ void evict_nc(const uint4* p, long n, unsigned* sink) {
   }
   if (s == 0x12345678u) sink[0] = s;
 }
+// Reads one word every `stride` bytes of [p, p + bytes): after the eviction, the weight's
+// address translations are warm again while all but 1 / 512 of its lines stay out of the L2.
+__global__ void touch_pages(const char* p, long bytes, long stride, unsigned* sink) {
+  unsigned acc = 0;
+  for (long o = threadIdx.x * stride; o < bytes; o += blockDim.x * stride)
+    acc ^= *reinterpret_cast<const unsigned*>(p + o);
+  if (acc == 0x12345678u) *sink = acc;
+}
 bool g_evict_nc = false;
+const char* g_touch = nullptr;  // the weight to touch after the eviction (nullptr: none)
+long g_touch_bytes = 0;
 char* g_evict = nullptr;
 unsigned* g_sink = nullptr;
 constexpr std::size_t kEvict = std::size_t{256} << 20;
@@ -141,6 +153,7 @@ double median_us(F launch, int reps = 15) {
       evict_nc<<<1056, 256>>>(reinterpret_cast<const uint4*>(g_evict), kEvict / 16, g_sink);
     else
       evict_read<<<1056, 256>>>(reinterpret_cast<const uint4*>(g_evict), kEvict / 16, g_sink);
+    if (g_touch != nullptr) touch_pages<<<1, 512>>>(g_touch, g_touch_bytes, 64 << 10, g_sink);
     cudaEventRecord(a);
     launch();
     cudaEventRecord(b);
@@ -196,6 +209,27 @@ int main() {
   }
   g_evict_nc = false;  // the thorough eviction for the shapes below
   cudaFuncSetAttribute(stream, cudaFuncAttributeMaxDynamicSharedMemorySize, 226 * 1024);
+  // Address translation: the same streams with one word every 64 KiB of the weight read after
+  // the eviction (translations warm, the lines still cold).
+  for (const Shape& s : {Shape{4096, 4096, 128, 1, 8, 1, 0, 132}, Shape{4096, 4096, 64, 4, 6, 2, 1},
+                         Shape{14336, 4096, 128, 2, 6, 1, 0}}) {
+    CUtensorMap map{};
+    encode(&map, src, s.rows, s.k, s.box_rows, s.chunks);
+    const int ctas = s.linear > 0 ? s.linear : (s.rows + s.box_rows - 1) / s.box_rows * s.parts;
+    const int smem = s.stages * s.box_rows * 128 * s.chunks + 1024;
+    const double bytes = 2.0 * s.rows * s.k;
+    double us[2];
+    for (int touch = 0; touch < 2; ++touch) {
+      g_touch = touch ? src : nullptr;
+      g_touch_bytes = static_cast<long>(bytes);
+      us[touch] = median_us([&] { stream<<<ctas, 256, smem>>>(map, s, g_sink); });
+    }
+    g_touch = nullptr;
+    std::printf(
+        "%5d x %5d, %3d CTAs: cold %.2f us (%.1f%% of copy), pages touched %.2f us (%.1f%%)\n",
+        s.rows, s.k, ctas, us[0], 100.0 * bytes / (us[0] * 1e-6) / copy, us[1],
+        100.0 * bytes / (us[1] * 1e-6) / copy);
+  }
   // rows, k, box_rows, chunks, stages, parts, wrap
   const Shape shapes[] = {
       {4096, 4096, 128, 1, 8, 1, 0, 132}, {4096, 4096, 128, 1, 8, 1, 0, 128},

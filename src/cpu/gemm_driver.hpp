@@ -199,7 +199,11 @@ struct Driver {
   static void run(const Problem<T>& p, const BlockSizes& bs, int nt) {
     PackWorkspace& ws = thread_workspace();
     ws.reserve_threads(nt);
-    const std::int64_t KC = std::min(bs.kc, p.k);
+    // K blocks of one size (whole 8-step runs): 1025 = 4 x 208 + 193 rather than 4 x 256 + 1,
+    // whose one-step block costs a whole pass over C for one rank-1 update.
+    const std::int64_t k_blocks_of_kc = (p.k + bs.kc - 1) / bs.kc;
+    const std::int64_t KC =
+        std::min({bs.kc, p.k, round_up((p.k + k_blocks_of_kc - 1) / k_blocks_of_kc, 8)});
     const std::int64_t panels_n = (p.n + NR - 1) / NR;
     const std::int64_t micro_rows = (p.m + MR - 1) / MR;
     const bool one_block = p.m <= bs.mc;

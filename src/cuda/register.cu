@@ -176,7 +176,8 @@ void register_cuda_kernels(Registry& r) {
                              .isa = Isa::MmaSync},
                             "DMMA mma.sync.m16n8k4.f64, warps 2x4 of 64x32, cp.async ring",
                             DType::F64, simt::run_dgemm_dmma));
-  r.add(sm90_kernel({.blk_n = 256, .cluster = 2}, 5));  // 0.55-0.65x the unclustered kernel
+  r.add(sm90_kernel({.blk_n = 256, .cluster = 2}, 5));
+  r.add(sm90_kernel({.blk_n = 128, .cluster = 2}, 9));
   r.add(sm90_kernel({.blk_n = 256}, 30));
   r.add(sm90_kernel({.blk_n = 192}, 20));
   r.add(sm90_kernel({.blk_n = 128}, 10));

@@ -239,7 +239,18 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     // data-parallel mode, or the split-K kernel's own policy.
     std::vector<Candidate> ranked = rank_candidates(
         planned, beta, {k}, planning_machine(p.backend, opt.threads), forced, sched_req);
-    if (!take_best(p, ranked, note)) {
+    // A tuned plan of this very kernel (mode and split left open) is taken as the planner
+    // takes it: `gemmkit bench` names the planner's kernel, and its row must run the tuned
+    // mode and split, not the ledger's best of that kernel.
+    bool tuned = false;
+    if (forced == 0 && sched_req == Schedule::Auto && !opt.batch_invariant) {
+      p.tuned = find_tuned(d, p.backend, beta, opt.threads);
+      if (p.tuned && p.tuned->kernel == k->name)
+        tuned = take_tuned(p, *p.tuned, ranked, reg, d, note);
+      else
+        p.tuned.reset();
+    }
+    if (!tuned && !take_best(p, ranked, note)) {
       const sched::Mode m = sched_req != Schedule::Auto ? mode_of(sched_req)
                             : dp                        ? sched::Mode::DataParallel
                                                         : sched::Mode::SplitK;

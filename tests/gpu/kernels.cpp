@@ -47,6 +47,7 @@ const Subject kRungs[] = {
     {"cuda.sm90_gemm_tma_ws_128x256x64_s4", 128, 256, 64, 4, kProduction},
     {"cuda.sm90_gemm_tma_ws_128x192x64_s5", 128, 192, 64, 5, kProduction},
     {"cuda.sm90_gemm_tma_ws_128x128x64_s6", 128, 128, 64, 6, kProduction},
+    {"cuda.sm90_gemm_tma_ws_128x128x64_s6_c2", 128, 128, 64, 6, kProduction},
 };
 
 constexpr std::int64_t kAlign = 8;  // elements per 16-byte copy

@@ -112,6 +112,52 @@ TEST_F(TuneCache, PlannerTakesTheCachedWinner) {
   EXPECT_FALSE(make_plan(with_default_lds(d2), cpu_options()).from_tune_cache);
 }
 
+// A kernel requested by name (as `gemmkit bench` names the planner's pick for its row) runs
+// the mode and split count of a cached plan of that kernel, not the ledger's best of its own
+// modes; a cached plan of another kernel, or a split count the caller gives, leaves it alone.
+TEST_F(TuneCache, NamedKernelTakesItsTunedSplit) {
+  const GemmDesc d = with_default_lds(GemmDesc{.m = 16, .n = 16, .k = 4096});
+  const KernelInfo* split_kernel = nullptr;
+  for (const KernelInfo& k : registry().all())
+    if (k.backend == Backend::Cpu && k.role == KernelRole::Production &&
+        k.config.supports(sched::Mode::SplitK) && k.can_implement(d))
+      split_kernel = &k;
+  if (split_kernel == nullptr) GTEST_SKIP() << "no CPU split-K kernel implements 16 x 16 x 4096";
+  Options named = cpu_options();
+  named.kernel = split_kernel->name.c_str();
+  set_tune_cache_path("");
+  const Plan untuned = make_plan(d, named);
+  ASSERT_TRUE(untuned.status) << to_string(untuned.status);
+  const int split = untuned.launch.split == 3 ? 5 : 3;  // not the ledger's own count
+  TuneEntry e = tune_key(d, Backend::Cpu, 0.0, 0);
+  e.device = device_name(Backend::Cpu);
+  e.kernel = split_kernel->name;
+  e.mode = sched::Mode::SplitK;
+  e.split = split;
+  e.measured_ms = 0.5;
+  e.timed = 2;
+  write(path, format_tune_file(tune_build_id(), {e}));
+  set_tune_cache_path(path);
+  const Plan tuned = make_plan(d, named);
+  ASSERT_TRUE(tuned.status) << to_string(tuned.status);
+  EXPECT_EQ(tuned.launch.kernel, split_kernel);
+  EXPECT_EQ(tuned.launch.mode, sched::Mode::SplitK);
+  EXPECT_EQ(tuned.launch.split, split) << "the ledger's count was " << untuned.launch.split;
+  EXPECT_TRUE(tuned.from_tune_cache);
+  Options forced = named;
+  forced.split_k = split == 3 ? 2 : 3;
+  const Plan given = make_plan(d, forced);
+  ASSERT_TRUE(given.status) << to_string(given.status);
+  EXPECT_EQ(given.launch.split, forced.split_k);
+  EXPECT_FALSE(given.from_tune_cache);
+  e.kernel = "cpu.another_kernel";
+  write(path, format_tune_file(tune_build_id(), {e}));
+  set_tune_cache_path(path);
+  const Plan other = make_plan(d, named);
+  EXPECT_FALSE(other.from_tune_cache);
+  EXPECT_EQ(other.launch.split, untuned.launch.split);
+}
+
 TEST_F(TuneCache, AnotherDeviceOrBuildIsIgnoredWithAWarning) {
   const GemmDesc d = small_f32();
   set_tune_cache_path("");

@@ -180,6 +180,8 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
   switch (key) {
     case 64 * 4 + 1: return launch_tma_ws<64, 1>(pr, maps, ln, stream);
     case 128 * 4 + 1: return launch_tma_ws<128, 1>(pr, maps, ln, stream);
+    case 128 * 4 + 2:
+      return launch_tma_ws<128, 2>(pr, maps, ln, stream);
     case 192 * 4 + 1: return launch_tma_ws<192, 1>(pr, maps, ln, stream);
     case 256 * 4 + 1: return launch_tma_ws<256, 1>(pr, maps, ln, stream);
     case 256 * 4 + 2: return launch_tma_ws<256, 2>(pr, maps, ln, stream);
