@@ -200,6 +200,15 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     });
   }
 
+  // The tuning cache's plan for d, where neither a split count nor a schedule is requested
+  // (batch_invariant requests both); for a kernel named in opt, only a plan of that kernel.
+  const auto take_cached = [&](const std::vector<Candidate>& ranked, const KernelInfo* named) {
+    if (forced != 0 || sched_req != Schedule::Auto) return false;
+    p.tuned = find_tuned(d, p.backend, beta, opt.threads);
+    if (p.tuned && named != nullptr && p.tuned->kernel != named->name) p.tuned.reset();
+    return p.tuned.has_value() && take_tuned(p, *p.tuned, ranked, reg, d, note);
+  };
+
   if (opt.kernel != nullptr) {
     const KernelInfo* k = reg.find(opt.kernel);
     if (k == nullptr) {
@@ -239,18 +248,9 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     // data-parallel mode, or the split-K kernel's own policy.
     std::vector<Candidate> ranked = rank_candidates(
         planned, beta, {k}, planning_machine(p.backend, opt.threads), forced, sched_req);
-    // A tuned plan of this very kernel (mode and split left open) is taken as the planner
-    // takes it: `gemmkit bench` names the planner's kernel, and its row must run the tuned
-    // mode and split, not the ledger's best of that kernel.
-    bool tuned = false;
-    if (forced == 0 && sched_req == Schedule::Auto && !opt.batch_invariant) {
-      p.tuned = find_tuned(d, p.backend, beta, opt.threads);
-      if (p.tuned && p.tuned->kernel == k->name)
-        tuned = take_tuned(p, *p.tuned, ranked, reg, d, note);
-      else
-        p.tuned.reset();
-    }
-    if (!tuned && !take_best(p, ranked, note)) {
+    // A tuned plan of this very kernel is taken: `gemmkit bench` names the planner's kernel,
+    // and its row must run the tuned mode and split, not the ledger's best of that kernel.
+    if (!take_cached(ranked, k) && !take_best(p, ranked, note)) {
       const sched::Mode m = sched_req != Schedule::Auto ? mode_of(sched_req)
                             : dp                        ? sched::Mode::DataParallel
                                                         : sched::Mode::SplitK;
@@ -296,11 +296,7 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   });
   for (const Candidate& c : ranked)
     if (!c.status) note.add([&] { return "skipped " + describe(c) + ": " + to_string(c.status); });
-  bool found = false;
-  if (forced == 0 && sched_req == Schedule::Auto) {
-    p.tuned = find_tuned(d, p.backend, beta, opt.threads);
-    if (p.tuned) found = take_tuned(p, *p.tuned, ranked, reg, d, note);
-  }
+  bool found = take_cached(ranked, nullptr);
   if (!found) found = take_best(p, ranked, note);
   if (with_reasons) p.candidates = std::move(ranked);
   if (found && opt.batch_invariant) {
