@@ -39,28 +39,29 @@ KernelInfo ladder_kernel(std::string name, KernelConfig config, std::string note
   };
 }
 
-// One CTA tile configuration of the sm90 TMA + wgmma warp-specialized kernel family.
-KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
-  const std::string tile = "128x" + std::to_string(cfg.blk_n) + "x64";
-  const int stages = sm90::stages_for(cfg.blk_n);
+// One CTA tile configuration of the sm90 TMA + wgmma warp-specialized kernel family;
+// `planned`: ranked by the planner (else reachable by name only).
+KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority, bool planned = true) {
+  const std::string tile = std::to_string(cfg.blk_m) + "x" + std::to_string(cfg.blk_n) + "x64";
+  const int stages = sm90::stages_for(cfg.blk_m, cfg.blk_n);
+  // Stream-K on 128-row tiles up to 192 wide (its fixup's registers), never on large_m.
+  const bool streamk = !cfg.large_m && cfg.blk_m == 128 && sm90::stream_k_tile(cfg.blk_n);
   const std::string cluster = cfg.cluster > 1 ? "_c" + std::to_string(cfg.cluster) : "";
   return KernelInfo{
       .name = "cuda.sm90_gemm_tma_ws_" + tile + "_s" + std::to_string(stages) + cluster,
       .backend = Backend::Cuda,
       .role = KernelRole::Production,
-      .config = {.tile_m = 128,
+      .config = {.tile_m = cfg.blk_m,
                  .tile_n = cfg.blk_n,
                  .tile_k = 64,
                  .stages = stages,
                  .threads = 384,
-                 .warpgroups = 3,  // one producer, two consumers
+                 .warpgroups = 3,  // one producer, two consumers (64 rows or half the K each)
                  .cluster_m = cfg.cluster,
                  .cluster_n = 1,
                  .modes = static_cast<ModeSet>(mode_bit(sched::Mode::DataParallel) |
                                                mode_bit(sched::Mode::SplitK) |
-                                               (cfg.large_m || !sm90::stream_k_tile(cfg.blk_n)
-                                                    ? 0
-                                                    : mode_bit(sched::Mode::StreamK))),
+                                               (streamk ? mode_bit(sched::Mode::StreamK) : 0)),
                  .raster_group = 8,
                  .swizzle = Swizzle::B128,
                  .isa = Isa::Wgmma},
@@ -82,6 +83,7 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority) {
             return sm90::workspace_bytes(cfg, plan.mode, d, a, plan.split, plan.dynamic);
           },
       .pooled_workspace = true,
+      .planned = planned,
       // Data-parallel: one CTA tile sums its K steps in order, its orientation follows D's
       // layout; large_m runs the transpose when N > M, so the orientation follows M.
       .m_invariant = !cfg.large_m,
@@ -181,6 +183,11 @@ void register_cuda_kernels(Registry& r) {
   r.add(sm90_kernel({.blk_n = 256}, 30));
   r.add(sm90_kernel({.blk_n = 192}, 20));
   r.add(sm90_kernel({.blk_n = 128}, 10));
+  // Few output tiles over a long K: 64-row tiles, more of them to cut into fewer, longer
+  // split-K pieces (and a quarter of the partials) than 128-row tiles. By name only: on the
+  // split-K suite they measured no faster than the 128 x 128 tile (docs/sm90.md).
+  r.add(sm90_kernel({.blk_n = 64, .blk_m = 64}, 4, false));
+  r.add(sm90_kernel({.blk_n = 64, .cluster = 2, .blk_m = 64}, 3, false));
   // Decode (M or N <= 64): the large side as the tile's M, split-K to fill the SMs.
   r.add(sm90_kernel({.blk_n = 64, .large_m = true}, 40));
   // M or N <= 2: one streaming pass over the large operand, no tensor cores.

@@ -3,7 +3,10 @@
 // and on the device, so that kernels, the ledger and the host tests read the same schedule.
 //
 //   DataParallel  each output tile whole, tiles dealt round-robin to the workers;
-//   SplitK        each tile's K-iterations cut into `splits` pieces, pieces dealt round-robin;
+//   SplitK        each tile's K-iterations cut into `splits` pieces, pieces dealt round-robin
+//                 piece by piece: the tiles of one K range side by side, so that the workers
+//                 launched together read the same panels of A and B (and the L2 serves them
+//                 once), not the pieces of one tile, which share nothing;
 //   StreamK       all but the last (partial) wave data-parallel; the K-iterations of the
 //                 remaining tiles (the partial wave plus one full wave, when there is one)
 //                 spread evenly over the workers, at least `min_iters` per worker, so that
@@ -160,10 +163,11 @@ class Scheduler {
       }
       case Mode::SplitK: {
         const int64_t unit = worker_ + i_ * p_.workers;
-        if (unit >= p_.tiles() * p_.splits) return false;
+        const int64_t tiles = p_.tiles();
+        if (unit >= tiles * p_.splits) return false;
         ++i_;
-        const int64_t s = count_mod(unit, p_.splits);
-        *out = tile_at(p_, count_div(unit, p_.splits));
+        const int64_t s = count_div(unit, tiles);
+        *out = tile_at(p_, count_mod(unit, tiles));
         out->split = s;
         out->k_begin = split_begin(p_, s);
         out->k_end = split_begin(p_, s + 1);

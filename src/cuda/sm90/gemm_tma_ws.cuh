@@ -1,9 +1,12 @@
 // sm90_gemm_tma_ws: the Hopper production GEMM. mainloop x epilogue x scheduler:
 //   - mainloop: one producer warpgroup (one elected thread issues TMA loads of 128-byte
 //     swizzled (rows, 64) boxes into a ring of STAGES stages guarded by full / empty
-//     mbarriers) and two consumer warpgroups, each multiplying its 64 x BLK_N half of the
-//     CTA tile with wgmma.mma_async (both operands from shared memory, one wgmma group kept
-//     in flight: a stage is released when the group after it has been issued);
+//     mbarriers) and two consumer warpgroups, each multiplying its 64 x BLK_N half of a
+//     128-row CTA tile, or, in a 64-row tile, half of each stage's K steps (the halves added
+//     through shared memory before the epilogue: two wgmma chains where one would leave the
+//     tensor cores idle between small n = 64 groups), with wgmma.mma_async (both operands
+//     from shared memory, one wgmma group kept in flight: a stage is released when the group
+//     after it has been issued);
 //   - epilogue: accumulators straight from registers to global memory where D's rows are
 //     16-byte aligned (src/cuda/epilogue.cuh: alpha, beta, C read only when beta != 0, f32 /
 //     f16 / bf16), else through a per-warp buffer in shared memory so that stores write whole
@@ -57,21 +60,26 @@ using std::uint32_t;
 using std::uint64_t;
 
 // One CTA tile configuration. AK / BK: A / B are K-major in global memory (else MN-major).
-// CLUSTER: CTAs along M sharing (and multicasting) each B tile.
-template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
+// CLUSTER: CTAs along M sharing (and multicasting) each B tile. BLK_M: 128 (the two consumer
+// warpgroups take 64 rows each, wgmma's M) or 64 (they share the rows and split the K steps:
+// split-K's long pieces on few output tiles).
+template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER, int BLK_M_ = 128>
 struct GemmTmaWs {
   // ---- preconditions
-  static constexpr int BLK_M = 128;  // two consumer warpgroups of 64 rows (wgmma's M)
-  static constexpr int BLK_K = 64;   // one 128-byte swizzle row of 16-bit elements
+  static constexpr int BLK_M = BLK_M_;
+  static constexpr int BLK_K = 64;  // one 128-byte swizzle row of 16-bit elements
   static constexpr int kConsumers = 2;
+  static_assert(BLK_M == 64 || BLK_M == 128, "64 rows per consumer, or 64 shared by both");
+  static constexpr bool kShareRows = BLK_M == 64;  // the consumers split each stage's K steps
+  static constexpr int kTileThreads = 2 * BLK_M;   // consumer threads holding the summed tile
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kBox = 64 * BLK_K;  // elements of one (64, 64) MN-major box
   static_assert(BLK_N % 64 == 0 && BLK_N <= 256, "MN-major B loads (64, 64) boxes; wgmma N <= 256");
   static_assert(STAGES >= 2, "a ring needs two stages to overlap copy and math");
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two CTAs");
-  static_assert(BLK_N / 64 % CLUSTER == 0, "each CTA multicasts whole (64, 64) boxes of B");
+  static_assert(BLK_N % (8 * CLUSTER) == 0, "K-major B: whole 8-row swizzle atoms per CTA");
   static constexpr int kBRows = BLK_N / CLUSTER;  // rows of B this CTA loads (K-major box)
-  static constexpr bool kStreamK = stream_k_tile(BLK_N);
+  static constexpr bool kStreamK = BLK_M == 128 && stream_k_tile(BLK_N);
 
   // ---- shared memory
   struct alignas(1024) Stage {
@@ -156,14 +164,12 @@ __device__ __forceinline__ void producer(typename K::SharedStorage& ss, const Tm
         constexpr std::uint16_t kAll = (1u << CLUSTER) - 1;
         tma::load_box_multicast(s.b + rank * K::kBRows * K::BLK_K, maps.b, k0,
                                 n0 + rank * K::kBRows, l, maps.b_batched, full, kAll);
-      } else {
+      } else {  // MN-major: (64, 64) boxes dealt round the cluster (one box: rank 0 loads it)
         constexpr std::uint16_t kAll = (1u << CLUSTER) - 1;
 #pragma unroll
-        for (int i = 0; i < BLK_N / 64 / CLUSTER; ++i) {
-          const int box = rank * (BLK_N / 64 / CLUSTER) + i;
-          tma::load_box_multicast(s.b + box * K::kBox, maps.b, n0 + 64 * box, k0, l,
-                                  maps.b_batched, full, kAll);
-        }
+        for (int box = rank; box < BLK_N / 64; box += CLUSTER)
+          tma::load_box_multicast(s.b + box * K::kBox, maps.b, n0 + 64 * box, k0, l, maps.b_batched,
+                                  full, kAll);
       }
       st.advance();
     }
@@ -229,10 +235,13 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
         ptx::mbarrier_wait(&ss.full[st.index], st.phase);
         GEMMKIT_SM90_MARK(5);  // first stage arrived
         const auto& s = ss.stage[st.index];
-        const T* a = AK ? s.a + c * 64 * K::BLK_K : s.a + c * K::kBox;  // this consumer's rows
+        // This consumer's rows and K steps of the stage.
+        const T* a = K::kShareRows ? s.a : AK ? s.a + c * 64 * K::BLK_K : s.a + c * K::kBox;
+        constexpr int kSteps = K::BLK_K / 16 / (K::kShareRows ? 2 : 1);
+        const int ks0 = K::kShareRows ? c * kSteps : 0;
         ptx::wgmma_fence();
 #pragma unroll
-        for (int ks = 0; ks < K::BLK_K / 16; ++ks)
+        for (int ks = ks0; ks < ks0 + kSteps; ++ks)
           ptx::wgmma_m64k16<BLK_N, T, AK ? 0 : 1, BK ? 0 : 1>(
               acc, operand_desc<AK>(a, ks), operand_desc<BK>(s.b, ks), 1);
         ptx::wgmma_commit_group();
@@ -246,12 +255,30 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
       GEMMKIT_SM90_MARK(6);  // accumulators complete
       if (tid == 0) release<CLUSTER>(&ss.empty[held]);
     }
+    // A 64-row tile: consumer 1 hands its K steps' sums to consumer 0 through the staged-row
+    // buffers (free: consumer 0 reaches the first barrier after its previous epilogue) and goes
+    // on to its next tile; consumer 0 adds them and stores the tile.
+    if constexpr (K::kShareRows) {
+      static_assert(sizeof(ss.rows) >= sizeof(acc) * 128, "the buffers hold a warpgroup's sums");
+      float* const handoff = &ss.rows[0][0];
+      ptx::named_barrier_sync(2, 256);
+      if (c == 1) {
+#pragma unroll
+        for (int i = 0; i < BLK_N / 2; ++i) handoff[i * 128 + tid] = acc[i];
+      }
+      ptx::named_barrier_sync(2, 256);
+      if (c == 1) continue;
+#pragma unroll
+      for (int i = 0; i < BLK_N / 2; ++i) acc[i] += handoff[i * 128 + tid];
+      ptx::named_barrier_sync(3, 128);  // every warp has read before any stages its rows
+    }
     // ---- epilogue: warp w of the warpgroup holds rows 16w..16w+15 of its 64
     const int64_t cta_row0 = (w.tile_m * CLUSTER + rank) * K::BLK_M;
     if (sp.mode == sched::Mode::SplitK && sp.splits > 1) {  // summed by split_reduce.cuh
       const int64_t piece = (w.tile * CLUSTER + rank) * sp.splits + w.split;
-      store_partial<BLK_N>(reinterpret_cast<float4*>(ws.partial) + piece * kPartialQuads<BLK_N>,
-                           acc, 128 * c + tid);
+      store_partial<BLK_N, K::kTileThreads>(
+          reinterpret_cast<float4*>(ws.partial) + piece * kPartialQuads<K::BLK_M, BLK_N>, acc,
+          128 * c + tid);
       continue;
     }
     // Stream-K (tiles up to 192 wide: at 256 the fixup's registers beside the accumulators
@@ -274,13 +301,13 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
   }
 }
 
-template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
-__global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>::kThreads, 1)
+template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER, int BLK_M = 128>
+__global__ void __launch_bounds__(GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER, BLK_M>::kThreads, 1)
     sm90_gemm_tma_ws_kernel(const __grid_constant__ Params p, const __grid_constant__ TmaMaps maps,
                             const __grid_constant__ sched::Params sp,
                             const __grid_constant__ SplitWorkspace ws) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using K = GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>;
+  using K = GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER, BLK_M>;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
   auto& ss = *reinterpret_cast<typename K::SharedStorage*>(smem_raw + (1024 - raw % 1024) % 1024);

@@ -2,5 +2,5 @@
 #include "cuda/sm90/launch_tma_ws.cuh"
 
 namespace gemmkit::sm90 {
-GEMMKIT_SM90_TMA_WS_LAUNCH(128, 1)
+GEMMKIT_SM90_TMA_WS_LAUNCH(128, 128, 1)
 }  // namespace gemmkit::sm90

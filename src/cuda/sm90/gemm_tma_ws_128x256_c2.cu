@@ -3,5 +3,5 @@
 #include "cuda/sm90/launch_tma_ws.cuh"
 
 namespace gemmkit::sm90 {
-GEMMKIT_SM90_TMA_WS_LAUNCH(256, 2)
+GEMMKIT_SM90_TMA_WS_LAUNCH(128, 256, 2)
 }  // namespace gemmkit::sm90

@@ -18,13 +18,13 @@ struct Prepared {
   int max_ctas = 0;  // resident CTAs of this kernel on the device (a multiple of the cluster)
 };
 
-template <class T, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
+template <class T, int BLK_M, int BLK_N, int STAGES, bool AK, bool BK, int CLUSTER>
 Prepared prepared_kernel(int sms) {
-  using K = GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER>;
+  using K = GemmTmaWs<T, BLK_N, STAGES, AK, BK, CLUSTER, BLK_M>;
   static std::once_flag once;
   static Prepared prepared;
   std::call_once(once, [&] {
-    KernelFn k = sm90_gemm_tma_ws_kernel<T, BLK_N, STAGES, AK, BK, CLUSTER>;
+    KernelFn k = sm90_gemm_tma_ws_kernel<T, BLK_N, STAGES, AK, BK, CLUSTER, BLK_M>;
     if (cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, K::kSmemBytes) !=
         cudaSuccess)
       return;
@@ -36,15 +36,18 @@ Prepared prepared_kernel(int sms) {
   return prepared;
 }
 
-template <class T, int BLK_N, int STAGES, int CLUSTER>
+template <class T, int BLK_M, int BLK_N, int STAGES, int CLUSTER>
 Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& ln,
                     cudaStream_t stream) {
-  using K = GemmTmaWs<T, BLK_N, STAGES, true, true, CLUSTER>;  // smem and threads: all alike
-  const Prepared k =
-      pr.a_kmajor ? (pr.b_kmajor ? prepared_kernel<T, BLK_N, STAGES, true, true, CLUSTER>(ln.sms)
-                                 : prepared_kernel<T, BLK_N, STAGES, true, false, CLUSTER>(ln.sms))
-                  : (pr.b_kmajor ? prepared_kernel<T, BLK_N, STAGES, false, true, CLUSTER>(ln.sms)
-                                 : prepared_kernel<T, BLK_N, STAGES, false, false, CLUSTER>(ln.sms));
+  // Shared memory and threads: alike for every operand arrangement.
+  using K = GemmTmaWs<T, BLK_N, STAGES, true, true, CLUSTER, BLK_M>;
+  const auto prepared = [](bool ak, bool bk, int sms) {
+    return ak ? (bk ? prepared_kernel<T, BLK_M, BLK_N, STAGES, true, true, CLUSTER>(sms)
+                    : prepared_kernel<T, BLK_M, BLK_N, STAGES, true, false, CLUSTER>(sms))
+              : (bk ? prepared_kernel<T, BLK_M, BLK_N, STAGES, false, true, CLUSTER>(sms)
+                    : prepared_kernel<T, BLK_M, BLK_N, STAGES, false, false, CLUSTER>(sms));
+  };
+  const Prepared k = prepared(pr.a_kmajor, pr.b_kmajor, ln.sms);
   if (k.fn == nullptr)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
                          "sm90: cannot set up the kernel (shared memory limit or cluster size)");
@@ -89,21 +92,21 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
   if (e == cudaSuccess) e = cudaGetLastError();
   // Split-K: the pieces are summed by the reduction kernel.
   if (e == cudaSuccess && split)
-    e = launch_split_reduce<BLK_N>(p, params, CLUSTER, ln.ws.partial, stream, ln.pdl);
+    e = launch_split_reduce<BLK_M, BLK_N>(p, params, CLUSTER, ln.ws.partial, stream, ln.pdl);
   if (e != cudaSuccess)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
                          std::string("sm90 launch: ") + cudaGetErrorString(e));
   return {};
 }
 
-#define GEMMKIT_SM90_TMA_WS_LAUNCH(BLK_N, CLUSTER)                                              \
-  template <>                                                                                  \
-  Status launch_tma_ws<BLK_N, CLUSTER>(const gpu::Problem& pr, const TmaMaps& maps,          \
-                                       const Launch& ln, cudaStream_t stream) {                \
-    constexpr int kStages = stages_for(BLK_N);                                                 \
-    return pr.in == gpu::InType::BF16                                                          \
-               ? launch_typed<__nv_bfloat16, BLK_N, kStages, CLUSTER>(pr, maps, ln, stream)    \
-               : launch_typed<__half, BLK_N, kStages, CLUSTER>(pr, maps, ln, stream);          \
+#define GEMMKIT_SM90_TMA_WS_LAUNCH(BLK_M, BLK_N, CLUSTER)                                          \
+  template <>                                                                                      \
+  Status launch_tma_ws<BLK_M, BLK_N, CLUSTER>(const gpu::Problem& pr, const TmaMaps& maps,         \
+                                              const Launch& ln, cudaStream_t stream) {             \
+    constexpr int kStages = stages_for(BLK_M, BLK_N);                                              \
+    return pr.in == gpu::InType::BF16                                                              \
+               ? launch_typed<__nv_bfloat16, BLK_M, BLK_N, kStages, CLUSTER>(pr, maps, ln, stream) \
+               : launch_typed<__half, BLK_M, BLK_N, kStages, CLUSTER>(pr, maps, ln, stream);       \
   }
 
 }  // namespace gemmkit::sm90

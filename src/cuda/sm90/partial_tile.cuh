@@ -9,30 +9,32 @@
 
 namespace gemmkit::sm90 {
 
-// float4s of a partial 128 x BLK_N tile: BLK_N / 8 per consumer thread, 256 threads.
-template <int BLK_N>
-inline constexpr int kPartialQuads = BLK_N / 8 * 256;
+// float4s of a partial BLK_M x BLK_N tile: BLK_N / 8 per consumer thread, 2 BLK_M threads
+// (a warpgroup per 64 rows).
+template <int BLK_M, int BLK_N>
+inline constexpr int kPartialQuads = BLK_N / 8 * 2 * BLK_M;
 
-// acc: this thread's accumulators (BLK_N / 2 floats); ct: thread index over both consumer
-// warpgroups (0..255). Float4 q of every thread side by side: coalesced.
-template <int BLK_N>
+// acc: this thread's accumulators (BLK_N / 2 floats); ct: thread index over the consumer
+// warpgroups (0..kThreads-1). Float4 q of every thread side by side: coalesced.
+template <int BLK_N, int kThreads = 256>
 __device__ __forceinline__ void store_partial(float4* dst, const float (&acc)[BLK_N / 2], int ct) {
-  constexpr int kThreads = 256, kQuads = BLK_N / 8;
+  constexpr int kQuads = BLK_N / 8;
 #pragma unroll
   for (int q = 0; q < kQuads; ++q)
     __stcg(dst + q * kThreads + ct,
            make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
 }
 
-// Where float4 e of a partial tile sits in the 128-row CTA tile: block q = e / 256 of
-// consumer thread th = e % 256 (warpgroup th / 128 holds 64 rows, warp 16 of them; lane
-// quad-wise 8-column blocks of wgmma's fragment): {x, y} at (row, col), (row, col + 1),
-// {z, w} at (row + 8, col), (row + 8, col + 1).
+// Where float4 e of a partial tile sits in the CTA tile of kThreads / 2 rows: block
+// q = e / kThreads of consumer thread th = e % kThreads (warpgroup th / 128 holds 64 rows, warp
+// 16 of them; lane quad-wise 8-column blocks of wgmma's fragment): {x, y} at (row, col),
+// (row, col + 1), {z, w} at (row + 8, col), (row + 8, col + 1).
 struct PartialPos {
   int row, col;
 };
+template <int kThreads>
 __device__ __forceinline__ PartialPos partial_pos(int e) {
-  const int q = e / 256, th = e % 256, lane = th % 32;
+  const int q = e / kThreads, th = e % kThreads, lane = th % 32;
   return {64 * (th / 128) + 16 * (th % 128 / 32) + lane / 4, 8 * q + 2 * (lane % 4)};
 }
 

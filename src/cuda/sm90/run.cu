@@ -50,9 +50,9 @@ gpu::Problem problem_of(const TileConfig& cfg, const GemmDesc& d, const GemmArgs
   return gpu::make_problem(d, a, cfg.large_m);
 }
 
-// Output tiles of the scheduler (one per cluster: `cluster` CTA tiles of 128 x blk_n).
+// Output tiles of the scheduler (one per cluster: `cluster` CTA tiles of blk_m x blk_n).
 std::int64_t cluster_tiles(const TileConfig& cfg, const gpu::Problem& pr) {
-  return sched::ceil_div(pr.params.m, 128 * cfg.cluster) *
+  return sched::ceil_div(pr.params.m, cfg.blk_m * cfg.cluster) *
          sched::ceil_div(pr.params.n, cfg.blk_n) * pr.batch;
 }
 
@@ -85,7 +85,8 @@ Layout layout_of(const TileConfig& cfg, const gpu::Problem& pr, sched::Mode mode
     l.partial = stream_partial_bytes(sms / cfg.cluster * cfg.cluster, cfg.blk_n);
     l.flags = caller_ws ? kFlagBytes : 0;
   } else if (splits > 1) {
-    l.partial = split_partial_bytes(cluster_tiles(cfg, pr) * cfg.cluster, splits, cfg.blk_n);
+    l.partial =
+        split_partial_bytes(cluster_tiles(cfg, pr) * cfg.cluster, splits, cfg.blk_m, cfg.blk_n);
     // Summed by the reduction kernel launched after the GEMM: no counters.
   }
   return l;
@@ -162,7 +163,7 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
   TmaMaps maps{};
   if (pr.params.read_ab) {
     // Each CTA of a cluster loads 1 / cluster of B's rows (K-major boxes).
-    if (Status s = stage_operands(pr, 128, cfg.blk_n / cfg.cluster, ws, &maps, stream); !s)
+    if (Status s = stage_operands(pr, cfg.blk_m, cfg.blk_n / cfg.cluster, ws, &maps, stream); !s)
       return s;
   }
   if (lay.partial > 0) ln.ws.partial = reinterpret_cast<float*>(ws + align_up(lay.staging));
@@ -176,16 +177,28 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
       return s;
     }
   }
-  const int key = cfg.blk_n * 4 + cfg.cluster;
-  switch (key) {
-    case 64 * 4 + 1: return launch_tma_ws<64, 1>(pr, maps, ln, stream);
-    case 128 * 4 + 1: return launch_tma_ws<128, 1>(pr, maps, ln, stream);
-    case 128 * 4 + 2:
-      return launch_tma_ws<128, 2>(pr, maps, ln, stream);
-    case 192 * 4 + 1: return launch_tma_ws<192, 1>(pr, maps, ln, stream);
-    case 256 * 4 + 1: return launch_tma_ws<256, 1>(pr, maps, ln, stream);
-    case 256 * 4 + 2: return launch_tma_ws<256, 2>(pr, maps, ln, stream);
-    default: return GEMMKIT_UNSUPPORTED("no sm90 kernel with this tile width and cluster");
+  constexpr auto key = [](int blk_m, int blk_n, int cluster) {
+    return (blk_m * 1024 + blk_n) * 4 + cluster;
+  };
+  switch (key(cfg.blk_m, cfg.blk_n, cfg.cluster)) {
+    case key(128, 64, 1):
+      return launch_tma_ws<128, 64, 1>(pr, maps, ln, stream);
+    case key(128, 128, 1):
+      return launch_tma_ws<128, 128, 1>(pr, maps, ln, stream);
+    case key(128, 128, 2):
+      return launch_tma_ws<128, 128, 2>(pr, maps, ln, stream);
+    case key(128, 192, 1):
+      return launch_tma_ws<128, 192, 1>(pr, maps, ln, stream);
+    case key(128, 256, 1):
+      return launch_tma_ws<128, 256, 1>(pr, maps, ln, stream);
+    case key(128, 256, 2):
+      return launch_tma_ws<128, 256, 2>(pr, maps, ln, stream);
+    case key(64, 64, 1):
+      return launch_tma_ws<64, 64, 1>(pr, maps, ln, stream);
+    case key(64, 64, 2):
+      return launch_tma_ws<64, 64, 2>(pr, maps, ln, stream);
+    default:
+      return GEMMKIT_UNSUPPORTED("no sm90 kernel with this CTA tile and cluster");
   }
 }
 

@@ -13,19 +13,23 @@
 
 namespace gemmkit::sm90 {
 
-// A configuration of the TMA + wgmma warp-specialized kernel: CTA tile 128 x blk_n x 64,
-// clusters of `cluster` CTAs along M multicasting their shared B tile. `large_m`: the kernel
-// runs the orientation of the problem (it or its transpose) whose M is the larger of M and N,
-// so that a small side (decode: M = 1..64 tokens) becomes the tile's N.
+// A configuration of the TMA + wgmma warp-specialized kernel: CTA tile blk_m x blk_n x 64
+// (blk_m 128: the two consumer warpgroups take 64 rows each; 64: they split each stage's K
+// steps), clusters of `cluster` CTAs along M multicasting their shared B tile. `large_m`: the
+// kernel runs the orientation of the problem (it or its transpose) whose M is the larger of M
+// and N, so that a small side (decode: M = 1..64 tokens) becomes the tile's N.
 struct TileConfig {
   int blk_n = 256;
   int cluster = 1;
   bool large_m = false;
+  int blk_m = 128;
 };
 
-// Ring stages of a tile width: as many (128 + blk_n) x 64 x 2-byte stages as fit in 227 KiB
-// (at most 8: 128 x 64 weight boxes, 128 KiB in flight, cover the memory latency).
-constexpr int stages_for(int blk_n) {
+// Ring stages of a tile: as many (blk_m + blk_n) x 64 x 2-byte stages as fit in 227 KiB, at
+// most 8 for 128-row tiles (128 x 64 weight boxes, 128 KiB in flight, cover the memory
+// latency); the 64 x 64 tile, whose pieces stream long K ranges, keeps 192 KiB in flight.
+constexpr int stages_for(int blk_m, int blk_n) {
+  if (blk_m == 64) return 12;
   return blk_n == 256 ? 4 : blk_n == 192 ? 5 : blk_n == 128 ? 6 : 8;
 }
 
@@ -67,9 +71,9 @@ constexpr bool dynamic_launch(const TileConfig& cfg, sched::Mode mode, bool aske
 Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d,
            const GemmArgs& args, const Options& opt);
 
-// Launches the kernel of one tile width and cluster size on staged operands (one translation
+// Launches the kernel of one CTA tile and cluster size on staged operands (one translation
 // unit each).
-template <int BLK_N, int CLUSTER>
+template <int BLK_M, int BLK_N, int CLUSTER>
 Status launch_tma_ws(const gpu::Problem& pr, const TmaMaps& maps, const Launch& ln,
                      cudaStream_t stream);
 

@@ -18,10 +18,12 @@ struct SplitWorkspace {
 // stream-K flags of a launch (one per CTA of the grid).
 inline constexpr std::int64_t kMaxSplitTiles = 1024;
 
-// Bytes of partial accumulators of `tiles` CTA tiles of 128 x blk_n cut into `splits` pieces.
-constexpr std::size_t split_partial_bytes(std::int64_t tiles, std::int64_t splits, int blk_n) {
+// Bytes of partial accumulators of `tiles` CTA tiles of blk_m x blk_n cut into `splits`
+// pieces.
+constexpr std::size_t split_partial_bytes(std::int64_t tiles, std::int64_t splits, int blk_m,
+                                          int blk_n) {
   return splits <= 1 ? 0
-                     : static_cast<std::size_t>(tiles * splits) * 128u *
+                     : static_cast<std::size_t>(tiles * splits) * static_cast<std::size_t>(blk_m) *
                            static_cast<std::size_t>(blk_n) * sizeof(float);
 }
 

@@ -21,13 +21,13 @@ namespace gemmkit::sm90 {
 // A CTA of 256 threads sums 256 / groups float4s of one CTA tile; thread group g adds pieces
 // [g S / groups, (g + 1) S / groups) in order, then the groups' sums are added in group order.
 // `groups` keeps each thread's loads at 16 or fewer (one batch in flight).
-template <int BLK_N>
+template <int BLK_M, int BLK_N>
 __global__ void __launch_bounds__(256)
     sm90_split_reduce_kernel(const __grid_constant__ gpu::Params params,
                              const __grid_constant__ sched::Params sched_params,
                              const float4* __restrict__ partial, int cluster, int groups) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  constexpr int kTile = kPartialQuads<BLK_N>;  // float4s of one piece
+  constexpr int kTile = kPartialQuads<BLK_M, BLK_N>;  // float4s of one piece
   constexpr int kBatch = 16;
   __shared__ float4 sums[256];
   cudaTriggerProgrammaticLaunchCompletion();
@@ -60,8 +60,8 @@ __global__ void __launch_bounds__(256)
     v.x += x.x, v.y += x.y, v.z += x.z, v.w += x.w;
   }
   const sched::Work w = sched::tile_at(sp, tile / cluster);
-  const PartialPos at = partial_pos(e);
-  const std::int64_t row = (w.tile_m * cluster + tile % cluster) * 128 + at.row;
+  const PartialPos at = partial_pos<2 * BLK_M>(e);
+  const std::int64_t row = (w.tile_m * cluster + tile % cluster) * BLK_M + at.row;
   const std::int64_t col = w.tile_n * BLK_N + at.col;
   gpu::store_pair(p, w.batch, row, col, v.x, v.y);
   gpu::store_pair(p, w.batch, row + 8, col, v.z, v.w);
@@ -70,12 +70,12 @@ __global__ void __launch_bounds__(256)
 
 // Launches the reduction of a split-K launch's pieces (sp: the GEMM's scheduler parameters;
 // cluster: CTA tiles per scheduler tile), after the GEMM on the same stream.
-template <int BLK_N>
+template <int BLK_M, int BLK_N>
 cudaError_t launch_split_reduce(const gpu::Params& p, const sched::Params& sp, int cluster,
                                 const float* partial, cudaStream_t stream, bool pdl) {
   int groups = 1;
   while (groups < 16 && groups * 16 < sp.splits) groups *= 2;
-  const std::int64_t ctas = sp.tiles() * cluster * (kPartialQuads<BLK_N> / (256 / groups));
+  const std::int64_t ctas = sp.tiles() * cluster * (kPartialQuads<BLK_M, BLK_N> / (256 / groups));
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
@@ -85,7 +85,7 @@ cudaError_t launch_split_reduce(const gpu::Params& p, const sched::Params& sp, i
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = pdl ? 1 : 0;
-  cudaError_t e = cudaLaunchKernelEx(&cfg, sm90_split_reduce_kernel<BLK_N>, p, sp,
+  cudaError_t e = cudaLaunchKernelEx(&cfg, sm90_split_reduce_kernel<BLK_M, BLK_N>, p, sp,
                                      reinterpret_cast<const float4*>(partial), cluster, groups);
   return e == cudaSuccess ? cudaGetLastError() : e;
 }
