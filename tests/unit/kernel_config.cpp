@@ -151,8 +151,14 @@ TEST(KernelConfig, EveryRegisteredKernelHasAFilledConfig) {
     if (k.name.find("splitk") != std::string::npos) {
       EXPECT_TRUE(k.config.supports(Mode::SplitK)) << k.name;
     }
-    if (k.name.find("sm90") != std::string::npos) {
-      EXPECT_EQ(k.config.tile_m, 128) << k.name;
+    if (const auto at = k.name.find("sm90_gemm_tma_ws_"); at != std::string::npos) {
+      // The name reads the CTA tile: ..._<tile_m>x<tile_n>x<tile_k>_s<stages>.
+      const std::string tile = k.name.substr(at + std::string("sm90_gemm_tma_ws_").size());
+      EXPECT_EQ(tile.substr(0, tile.find('_')), std::to_string(k.config.tile_m) + "x" +
+                                                    std::to_string(k.config.tile_n) + "x" +
+                                                    std::to_string(k.config.tile_k))
+          << k.name;
+      EXPECT_TRUE(k.config.tile_m == 64 || k.config.tile_m == 128) << k.name;
       EXPECT_EQ(k.config.threads, 384) << k.name;
       EXPECT_EQ(k.config.warpgroups, 3) << k.name;
       EXPECT_TRUE(k.config.supports(Mode::SplitK)) << k.name;
