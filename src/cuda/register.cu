@@ -44,8 +44,8 @@ KernelInfo ladder_kernel(std::string name, KernelConfig config, std::string note
 KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority, bool planned = true) {
   const std::string tile = std::to_string(cfg.blk_m) + "x" + std::to_string(cfg.blk_n) + "x64";
   const int stages = sm90::stages_for(cfg.blk_m, cfg.blk_n);
-  // Stream-K on 128-row tiles up to 192 wide (its fixup's registers), never on large_m.
-  const bool streamk = !cfg.large_m && cfg.blk_m == 128 && sm90::stream_k_tile(cfg.blk_n);
+  // Stream-K where the tile has it, never on large_m.
+  const bool streamk = !cfg.large_m && sm90::stream_k_tile(cfg.blk_m, cfg.blk_n);
   const std::string cluster = cfg.cluster > 1 ? "_c" + std::to_string(cfg.cluster) : "";
   return KernelInfo{
       .name = "cuda.sm90_gemm_tma_ws_" + tile + "_s" + std::to_string(stages) + cluster,

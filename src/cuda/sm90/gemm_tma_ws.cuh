@@ -79,7 +79,7 @@ struct GemmTmaWs {
   static_assert(CLUSTER == 1 || CLUSTER == 2, "clusters of one or two CTAs");
   static_assert(BLK_N % (8 * CLUSTER) == 0, "K-major B: whole 8-row swizzle atoms per CTA");
   static constexpr int kBRows = BLK_N / CLUSTER;  // rows of B this CTA loads (K-major box)
-  static constexpr bool kStreamK = BLK_M == 128 && stream_k_tile(BLK_N);
+  static constexpr bool kStreamK = stream_k_tile(BLK_M, BLK_N);
 
   // ---- shared memory
   struct alignas(1024) Stage {

@@ -30,9 +30,10 @@ constexpr std::size_t split_partial_bytes(std::int64_t tiles, std::int64_t split
 // Stream-K: the K-iterations a worker takes at least (the ring must fill), and the partial
 // accumulators of a launch of `ctas` CTAs of 128 x blk_n: one parked tile per CTA at most.
 inline constexpr std::int64_t kStreamKMinIters = 4;
-// Tile widths with a stream-K mode: at 256 the fixup's registers beside the 128 accumulators
-// per thread would spill.
-constexpr bool stream_k_tile(int blk_n) { return blk_n <= 192; }
+// CTA tiles with a stream-K mode: 128 rows (the fixup is written for two warpgroups of 64
+// rows), up to 192 wide (at 256 its registers beside the 128 accumulators per thread would
+// spill).
+constexpr bool stream_k_tile(int blk_m, int blk_n) { return blk_m == 128 && blk_n <= 192; }
 constexpr std::size_t stream_partial_bytes(std::int64_t ctas, int blk_n) {
   return static_cast<std::size_t>(ctas) * 128u * static_cast<std::size_t>(blk_n) * sizeof(float);
 }
