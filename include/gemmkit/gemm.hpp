@@ -156,7 +156,9 @@ struct Options {
   const char* kernel = nullptr;    // force a registered kernel by name (nullptr: planner)
   bool allow_fallback = true;      // misaligned operands may take a slower path
   int threads = 0;                 // CPU threads; 0 = all cores
-  int split_k = 0;                 // split-K pieces; 0 = the planner's choice
+  // Split-K pieces; 0 = the planner's choice. A forced count runs as asked or is refused
+  // (NotSupported): the sm90 kernels take at most one piece per resident CTA and per K-iteration.
+  int split_k = 0;
   Schedule schedule = Schedule::Auto;
   // Each row of D gets the same bits whatever M is: row i of an M-row problem equals row i of
   // any larger problem whose first M rows of op(A) (and of C, of a row bias, of row scales) hold

@@ -32,12 +32,15 @@ std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::M
   if (mode == sched::Mode::DataParallel || mode == sched::Mode::StreamK) return {1};
   if (mode != sched::Mode::SplitK || c.tile_m <= 0 || c.tile_n <= 0 || c.tile_k <= 0) return {};
   if (c.rows_per_sm) return {};  // such a kernel cuts K itself; only a forced count reaches it
-  const std::int64_t tiles = sched::ceil_div(d.m, c.tile_m) * sched::ceil_div(d.n, c.tile_n) *
-                             std::max<std::int64_t>(1, d.batch);
+  // A cluster of cluster_m CTAs takes cluster_m vertically adjacent tiles as one (one piece
+  // per resident cluster), as the kernels count them.
+  const int cm = std::max(1, c.cluster_m);
+  const std::int64_t tiles = sched::ceil_div(d.m, std::int64_t{c.tile_m} * cm) *
+                             sched::ceil_div(d.n, c.tile_n) * std::max<std::int64_t>(1, d.batch);
   const std::int64_t k_iters = sched::ceil_div(d.k, c.tile_k);
   if (tiles <= 0) return {};
   const std::int64_t most =
-      std::min<std::int64_t>({workers / tiles, k_iters / kMinItersPerSplit, kMaxSplit});
+      std::min<std::int64_t>({workers / cm / tiles, k_iters / kMinItersPerSplit, kMaxSplit});
   // Powers of two, half the most (one piece per SM pair: as fast a stream as one per SM, half
   // the partials) and the most.
   std::vector<int> out;

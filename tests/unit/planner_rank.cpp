@@ -126,6 +126,21 @@ TEST(PlannerRank, SplitCountsStayInsideTheirBounds) {
         }
 }
 
+// A cluster of two 128-row CTAs takes 256 rows as one tile and one piece per resident
+// cluster: 300 rows are 2 cluster tiles (not 3 CTA tiles), on 66 clusters of 132 SMs.
+TEST(PlannerRank, SplitCountsCountClusterTiles) {
+  const KernelConfig cfg = sm90_like()[0].config;  // 128x256x64, clusters of 2
+  ASSERT_EQ(cfg.cluster_m, 2);
+  for (std::int64_t m : {128, 256, 300, 600})
+    for (std::int64_t n : {256, 700}) {
+      const GemmDesc d = bf16(m, n, 65536);
+      const std::int64_t tiles = (m + 255) / 256 * ((n + 255) / 256);
+      const std::vector<int> s = split_counts(d, cfg, Mode::SplitK, 132);
+      ASSERT_FALSE(s.empty()) << m << "x" << n;
+      EXPECT_EQ(s.back(), 66 / tiles) << m << "x" << n << ": one piece per cluster";
+    }
+}
+
 TEST(PlannerRank, ForcedSplitCount) {
   const auto ks = sm90_like();
   const GemmDesc d = bf16(4096, 4096, 4096);

@@ -279,6 +279,7 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
       store_partial<BLK_N, K::kTileThreads>(
           reinterpret_cast<float4*>(ws.partial) + piece * kPartialQuads<K::BLK_M, BLK_N>, acc,
           128 * c + tid);
+      GEMMKIT_SM90_MARK(7);  // piece stored
       continue;
     }
     // Stream-K (tiles up to 192 wide: at 256 the fixup's registers beside the accumulators

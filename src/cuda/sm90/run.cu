@@ -144,6 +144,20 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
             .splits = splits_of(cfg, pr, dev->sms, split),
             .pdl = gpu::pdl_enabled(),
             .dynamic = dynamic_launch(cfg, mode, opt.dynamic_schedule)};
+  // A count the caller forced runs as asked or not at all: the pieces of a launch are at most
+  // one per resident CTA and one per K-iteration, and fewer than asked would be measured and
+  // reported as the count asked for.
+  if (mode == sched::Mode::SplitK && opt.split_k > 1 && split == opt.split_k && pr.params.read_ab &&
+      ln.splits < opt.split_k)
+    return GEMMKIT_UNSUPPORTED(
+        "Options::split_k = " + std::to_string(opt.split_k) + ": this problem's " +
+        std::to_string(cluster_tiles(cfg, pr)) + " tiles of " +
+        std::to_string(cfg.blk_m * cfg.cluster) + " x " + std::to_string(cfg.blk_n) + " (" +
+        std::to_string(sched::ceil_div(pr.params.k, 64)) +
+        " K-iterations of 64 each) take at most " + std::to_string(ln.splits) + " pieces each on " +
+        std::to_string(dev->sms / cfg.cluster) + " resident " +
+        (cfg.cluster > 1 ? "clusters" : "CTAs") +
+        " (one piece per CTA, one K-iteration per piece at least)");
   // The front door checked a workspace the caller gave; none given: gemmkit's pool.
   const bool caller_ws = opt.workspace != nullptr;
   const Layout lay = layout_of(cfg, pr, mode, ln.splits, dev->sms, caller_ws, ln.dynamic);
