@@ -76,7 +76,8 @@ __device__ __forceinline__ void load_2d(void* dst, const CUtensorMap& map, int c
 
 // The production kernel's producer (one thread, the scheduler's pieces, (64, rows) boxes of A
 // and B into a ring of STAGES) and consumers that release each stage as it lands.
-template <int BLK_M, int BLK_N, int STAGES, Hint H, Consumer C, int G, int ACCS, int PER_SM>
+template <int BLK_M, int BLK_N, int STAGES, Hint H, Consumer C, int G, int ACCS, int PER_SM,
+          int BOX>
 __global__ void __launch_bounds__(384, PER_SM)
     stream_only(const __grid_constant__ sm90::TmaMaps maps, float* partial,
                 const __grid_constant__ sched::Params sp) {
@@ -114,10 +115,15 @@ __global__ void __launch_bounds__(384, PER_SM)
                                              cuda::ptx::space_shared, &full[index],
                                              static_cast<unsigned>(sizeof(Stage)));
         timeline_mark(3);
-        load_2d<H>(stage[index].a, maps.a, static_cast<int>(kt * 64),
-                   static_cast<int>(w.tile_m * BLK_M), &full[index]);
-        load_2d<H>(stage[index].b, maps.b, static_cast<int>(kt * 64),
-                   static_cast<int>(w.tile_n * BLK_N), &full[index]);
+        constexpr int kBoxA = BOX > 0 ? BOX : BLK_M, kBoxB = BOX > 0 ? BOX : BLK_N;
+#pragma unroll
+        for (int r = 0; r < BLK_M; r += kBoxA)
+          load_2d<H>(stage[index].a + r * 64, maps.a, static_cast<int>(kt * 64),
+                     static_cast<int>(w.tile_m * BLK_M + r), &full[index]);
+#pragma unroll
+        for (int r = 0; r < BLK_N; r += kBoxB)
+          load_2d<H>(stage[index].b + r * 64, maps.b, static_cast<int>(kt * 64),
+                     static_cast<int>(w.tile_n * BLK_N + r), &full[index]);
         if (++index == STAGES) index = 0, phase ^= 1;
       }
     }
@@ -284,12 +290,12 @@ sm90::TmaMaps maps_for(const Buffers& buf, const Shape& s, int blk_m, int blk_n)
 }
 
 template <int BLK_M, int BLK_N, int STAGES, Hint H, Consumer C = Consumer::Release, int G = 1,
-          int ACCS = 1, int PER_SM = 1>
+          int ACCS = 1, int PER_SM = 1, int BOX = 0>
 int stream(const char* what, const Buffers& buf, const Shape& s) {
   constexpr int ctas_per_sm = PER_SM;
   const int smem = STAGES * (BLK_M + BLK_N) * 64 * 2 + 2 * STAGES * 8 + 1024;
-  const auto fn = stream_only<BLK_M, BLK_N, STAGES, H, C, G, ACCS, PER_SM>;
-  const sm90::TmaMaps maps = maps_for(buf, s, BLK_M, BLK_N);
+  const auto fn = stream_only<BLK_M, BLK_N, STAGES, H, C, G, ACCS, PER_SM, BOX>;
+  const sm90::TmaMaps maps = maps_for(buf, s, BOX > 0 ? BOX : BLK_M, BOX > 0 ? BOX : BLK_N);
   return timed<BLK_M, BLK_N>(what, s, fn, smem, ctas_per_sm,
                              [&](unsigned grid, const sched::Params& sp) {
                                fn<<<grid, 384, smem>>>(maps, buf.partial, sp);
@@ -377,6 +383,10 @@ int main() {
   rc |= stream<128, 128, 6, kNo>("128x128 s6, 32 pieces, stream alone", buf, sq32);
   rc |= stream<128, 128, 6, kNo, Rows, 1>("128x128 s6, 32 pieces, rows, 1", buf, sq32);
   rc |= stream<128, 128, 6, kNo, RowsStore, 1>("128x128 s6, 32 pieces, rows, 1, stored", buf, sq32);
+  rc |= stream<128, 128, 6, kNo, Release, 1, 1, 1, 64>(
+      "128x128 s6, 32 pieces, 64-row boxes, copy alone", buf, sq32);
+  rc |= stream<128, 128, 6, kNo, Rows, 1, 1, 1, 64>("128x128 s6, 32 pieces, 64-row boxes, rows, 1",
+                                                    buf, sq32);
   std::printf("-- 128x128x65536\n");
   rc |= production<64, 64, 12>("production 64x64 s12, 32 pieces", buf, tall);
   rc |= production<128, 128, 6>("production 128x128 s6, 64 pieces", buf, tall64);
