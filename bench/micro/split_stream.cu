@@ -77,7 +77,7 @@ __device__ __forceinline__ void load_2d(void* dst, const CUtensorMap& map, int c
 // The production kernel's producer (one thread, the scheduler's pieces, (64, rows) boxes of A
 // and B into a ring of STAGES) and consumers that release each stage as it lands.
 template <int BLK_M, int BLK_N, int STAGES, Hint H, Consumer C, int G, int ACCS, int PER_SM,
-          int BOX>
+          int BOX, int A_ROWS>
 __global__ void __launch_bounds__(384, PER_SM)
     stream_only(const __grid_constant__ sm90::TmaMaps maps, float* partial,
                 const __grid_constant__ sched::Params sp) {
@@ -108,16 +108,18 @@ __global__ void __launch_bounds__(384, PER_SM)
     if (tid != 0 || C == Consumer::MathOnly) return;
     ptx::prefetch_tensormap(&maps.a);
     ptx::prefetch_tensormap(&maps.b);
+    // Rows of A copied a stage (A_ROWS < BLK_M: what a CTA would copy if a cluster shared A).
+    constexpr int kRowsA = A_ROWS > 0 ? A_ROWS : BLK_M;
     while (sch.next(&w)) {
       for (long kt = w.k_begin; kt < w.k_end; ++kt) {
         ptx::mbarrier_wait(&empty[index], phase ^ 1);
-        cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
-                                             cuda::ptx::space_shared, &full[index],
-                                             static_cast<unsigned>(sizeof(Stage)));
+        cuda::ptx::mbarrier_arrive_expect_tx(
+            cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, &full[index],
+            static_cast<unsigned>(sizeof(Stage)) - (BLK_M - kRowsA) * 64 * 2);
         timeline_mark(3);
         constexpr int kBoxA = BOX > 0 ? BOX : BLK_M, kBoxB = BOX > 0 ? BOX : BLK_N;
 #pragma unroll
-        for (int r = 0; r < BLK_M; r += kBoxA)
+        for (int r = 0; r < kRowsA; r += kBoxA)
           load_2d<H>(stage[index].a + r * 64, maps.a, static_cast<int>(kt * 64),
                      static_cast<int>(w.tile_m * BLK_M + r), &full[index]);
 #pragma unroll
@@ -290,11 +292,11 @@ sm90::TmaMaps maps_for(const Buffers& buf, const Shape& s, int blk_m, int blk_n)
 }
 
 template <int BLK_M, int BLK_N, int STAGES, Hint H, Consumer C = Consumer::Release, int G = 1,
-          int ACCS = 1, int PER_SM = 1, int BOX = 0>
+          int ACCS = 1, int PER_SM = 1, int BOX = 0, int A_ROWS = 0>
 int stream(const char* what, const Buffers& buf, const Shape& s) {
   constexpr int ctas_per_sm = PER_SM;
   const int smem = STAGES * (BLK_M + BLK_N) * 64 * 2 + 2 * STAGES * 8 + 1024;
-  const auto fn = stream_only<BLK_M, BLK_N, STAGES, H, C, G, ACCS, PER_SM, BOX>;
+  const auto fn = stream_only<BLK_M, BLK_N, STAGES, H, C, G, ACCS, PER_SM, BOX, A_ROWS>;
   const sm90::TmaMaps maps = maps_for(buf, s, BOX > 0 ? BOX : BLK_M, BOX > 0 ? BOX : BLK_N);
   return timed<BLK_M, BLK_N>(what, s, fn, smem, ctas_per_sm,
                              [&](unsigned grid, const sched::Params& sp) {
@@ -397,6 +399,13 @@ int main() {
   rc |= production<128, 128, 6>("production 128x128 s6, 1 piece (56 CTAs)", buf, wide1);
   rc |= production<128, 128, 6>("production 128x128 s6, 2 pieces", buf, wide2);
   rc |= stream<128, 128, 6, kNo>("128x128 s6, 2 pieces, stream alone", buf, wide2);
+  rc |= stream<128, 128, 6, kNo, Release, 1, 1, 1, 64, 64>(
+      "128x128 s6, 2 pieces, copy alone, half of A (a pair sharing A)", buf, wide2);
+  rc |= stream<128, 128, 6, kNo, Release, 1, 1, 1, 32, 32>(
+      "128x128 s6, 2 pieces, copy alone, a quarter of A (four sharing)", buf, wide2);
+  rc |= stream<128, 128, 6, kNo, Rows, 1>("128x128 s6, 2 pieces, rows, 1", buf, wide2);
+  rc |= stream<128, 128, 6, kNo, Rows, 1, 1, 1, 64, 64>("128x128 s6, 2 pieces, rows, half of A",
+                                                        buf, wide2);
   rc |= production<128, 64, 8>("production 128x64 s8, 1 piece", buf, wide1);
   rc |= stream<128, 64, 8, kNo>("128x64 s8, 1 piece, stream alone", buf, wide1);
   const cudaError_t e = cudaDeviceSynchronize();

@@ -96,16 +96,19 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   bytes = std::max(bytes, p.min_bytes);
   pr.dram_bytes = bytes;
   // ... at the bandwidth the busy workers draw: one tile on 132 SMs, or one thread of a CPU,
-  // does not stream at the full rate. Split-K pieces each draw at most their ring's bytes per
-  // stream latency where the machine has that figure (66 pieces of 128x128x65536 stream as
-  // fast as 132), other workers bandwidth / workers. (Taken everywhere, the rule priced the
-  // sm90 tile on decode rows below the row-block kernel: 8x7168x2048 predicted 11.8 us and ran
-  // 19.2, the kernel cutting K itself where the model sees whole tiles.)
+  // does not stream at the full rate. Split-K pieces, and GPU tiles that the problem fills,
+  // each draw at most their ring's bytes per stream latency where the machine has that figure
+  // (66 pieces of 128x128x65536 stream as fast as 132; the 56 whole 128x128 tiles of
+  // 128x7168x2048 ran 14.8 us on the H200 where bandwidth / workers priced them at 23.1), other
+  // workers bandwidth / workers. (Taken for tiles the problem does not fill, the rule priced
+  // the sm90 tile on decode rows below the row-block kernel: 8x7168x2048 predicted 11.8 us and
+  // ran 19.2, the kernel cutting K itself where the model sees whole tiles.)
   double busy_share = 1;
   if (co.bandwidth_per_worker) {
     const double workers = cpu ? static_cast<double>(cores) : conc;
     const double busy = cpu ? static_cast<double>(cpu_units) : static_cast<double>(t.work_units);
-    const bool stream = !cpu && tile.split_k > 1 && mc.stream_latency_s > 0 && bw > 0;
+    const bool filled = d.m >= tile.block_m && d.n >= tile.block_n;
+    const bool stream = !cpu && (tile.split_k > 1 || filled) && mc.stream_latency_s > 0 && bw > 0;
     const double per_worker = stream ? static_cast<double>(t.smem_bytes) / mc.stream_latency_s / bw
                               : workers > 0 ? 1.0 / workers
                                             : 1.0;

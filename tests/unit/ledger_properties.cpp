@@ -396,6 +396,25 @@ TEST(LedgerStreamK, FractionalWavesAndAFixup) {
 // are, so 64 pieces of one 128 x 128 tile beat 132; few pieces are limited by their own rate.
 // On the datasheet machine (neither figure) a piece draws bandwidth / SMs and the fixup is
 // one partial tile whatever the count.
+// Fewer tiles than SMs, data-parallel: tiles the problem fills draw their rings' stream rate
+// (56 whole 128 x 128 tiles of 128 x 7168 x 2048 ran 14.8 us on the H200, not the 23 us of
+// 56 / 132 of the bandwidth); tiles it does not fill (8 rows of 128) keep their share of the
+// bandwidth (the rule taken there priced decode rows below what they ran).
+TEST(LedgerDataParallel, WholeTilesStreamAtTheirRingsRate) {
+  const lg::Machine& m = machine("h200-measured");
+  auto pred = [&](std::int64_t rows) {
+    lg::TileConfig t{.block_m = 128, .block_n = 128, .block_k = 64, .stages = 6, .threads = 384};
+    t.tma_operands = true;
+    return lg::predict(gemmkit::with_default_lds(problem(rows, 7168, 2048)), 0.0, t, m);
+  };
+  const lg::Prediction whole = pred(128), partial = pred(8);
+  ASSERT_GT(whole.term("dram"), 0);
+  // About the same bytes (B's 29 MB), 56 tiles each: 132 / 56 times the time at a share.
+  EXPECT_NEAR(partial.dram_bytes / whole.dram_bytes, 1.0, 0.1);
+  EXPECT_GT(partial.term("dram"), 2 * whole.term("dram"));
+  EXPECT_LT(whole.total_s, 20e-6);
+}
+
 TEST(LedgerSplitK, PiecesStreamAtTheirRingsRateAndPayForTheirPartials) {
   const lg::Machine& m = machine("h200-measured");
   const GemmDesc d = gemmkit::with_default_lds(problem(128, 128, 65536));
