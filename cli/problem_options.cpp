@@ -150,7 +150,8 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
   cmd->add_option("--backend", backend, "auto, cpu or cuda")->capture_default_str();
   cmd->add_option("--kernel", kernel, "force a registered kernel by name (see `gemmkit kernels`)");
   if (with_schedule) {
-    cmd->add_option("--split-k", split_k, "split-K pieces (0: the planner's choice; 1: none; a count the kernel cannot "
+    cmd->add_option("--split-k", split_k,
+                    "split-K pieces (0: the planner's choice; 1: none; a count the kernel cannot "
                     "run as asked is refused)")
         ->capture_default_str();
     cmd->add_option("--schedule", schedule,

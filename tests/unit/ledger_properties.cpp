@@ -391,11 +391,6 @@ TEST(LedgerStreamK, FractionalWavesAndAFixup) {
   EXPECT_DOUBLE_EQ(lg::predict(full, 0.0, sk, m).total_s, lg::predict(full, 0.0, dp, m).total_s);
 }
 
-// Split-K on a machine with a stream latency and an L2 rate (h200-measured): half the SMs'
-// pieces stream a long K as fast as all of them, the partials cost more the more pieces there
-// are, so 64 pieces of one 128 x 128 tile beat 132; few pieces are limited by their own rate.
-// On the datasheet machine (neither figure) a piece draws bandwidth / SMs and the fixup is
-// one partial tile whatever the count.
 // Fewer tiles than SMs, data-parallel: tiles the problem fills draw their rings' stream rate
 // (56 whole 128 x 128 tiles of 128 x 7168 x 2048 ran 14.8 us on the H200, not the 23 us of
 // 56 / 132 of the bandwidth); tiles it does not fill (8 rows of 128) keep their share of the
@@ -415,6 +410,11 @@ TEST(LedgerDataParallel, WholeTilesStreamAtTheirRingsRate) {
   EXPECT_LT(whole.total_s, 20e-6);
 }
 
+// Split-K on a machine with a stream latency and an L2 rate (h200-measured): half the SMs'
+// pieces stream a long K as fast as all of them, the partials cost more the more pieces there
+// are, so 64 pieces of one 128 x 128 tile beat 132; few pieces are limited by their own rate.
+// On the datasheet machine (neither figure) a piece draws bandwidth / SMs and the fixup is
+// one partial tile whatever the count.
 TEST(LedgerSplitK, PiecesStreamAtTheirRingsRateAndPayForTheirPartials) {
   const lg::Machine& m = machine("h200-measured");
   const GemmDesc d = gemmkit::with_default_lds(problem(128, 128, 65536));
