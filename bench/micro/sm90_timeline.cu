@@ -16,22 +16,8 @@
 #include <cstdlib>
 #include <vector>
 
-// First and last time each point was reached in each CTA (min / max reductions: the marks
-// never wait for memory).
-__device__ unsigned long long g_first[1024][8], g_last[1024][8];
-
-__device__ __forceinline__ void timeline_mark(int point) {
-  // One writer a point: thread 0 (entry, set-up, producer) or thread 128 (first consumer).
-  if (threadIdx.x != (point <= 4 ? 0u : 128u)) return;
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  asm volatile("red.global.min.u64 [%0], %1;" ::"l"(&g_first[blockIdx.x][point]), "l"(t)
-               : "memory");
-  asm volatile("red.global.max.u64 [%0], %1;" ::"l"(&g_last[blockIdx.x][point]), "l"(t) : "memory");
-}
-#define GEMMKIT_SM90_MARK(point) timeline_mark(point)
-
 #include "cuda/sm90/gemm_tma_ws.cuh"
+#include "timeline.cuh"  // the marks, before the kernel
 
 namespace {
 
@@ -43,13 +29,6 @@ using K = sm90::GemmTmaWs<T, kBlkN, kStages, true, true, 1>;
 char* g_evict = nullptr;
 unsigned* g_sink = nullptr;
 
-// Reads the eviction buffer (clean lines: no write-back traffic during the timed call).
-__global__ void evict_read(const uint4* p, long n, unsigned* sink) {
-  unsigned acc = 0;
-  for (long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    acc ^= p[i].x ^ p[i].w;
-  if (acc == 0x12345678u) *sink = acc;
-}
 constexpr std::size_t kEvict = std::size_t{256} << 20;
 
 struct Case {

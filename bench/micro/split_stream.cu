@@ -16,19 +16,8 @@
 #include <cstdio>
 #include <vector>
 
-__device__ unsigned long long g_first[1024][8], g_last[1024][8];
-
-__device__ __forceinline__ void timeline_mark(int point) {
-  if (threadIdx.x != (point <= 4 ? 0u : 128u)) return;
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  asm volatile("red.global.min.u64 [%0], %1;" ::"l"(&g_first[blockIdx.x][point]), "l"(t)
-               : "memory");
-  asm volatile("red.global.max.u64 [%0], %1;" ::"l"(&g_last[blockIdx.x][point]), "l"(t) : "memory");
-}
-#define GEMMKIT_SM90_MARK(point) timeline_mark(point)
-
 #include "cuda/sm90/gemm_tma_ws.cuh"
+#include "timeline.cuh"  // the marks, before the kernel
 
 namespace {
 
@@ -201,13 +190,6 @@ __global__ void __launch_bounds__(384, PER_SM)
 char* g_evict = nullptr;
 unsigned* g_sink = nullptr;
 constexpr std::size_t kEvict = std::size_t{256} << 20;
-
-__global__ void evict_read(const uint4* p, long n, unsigned* sink) {
-  unsigned acc = 0;
-  for (long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-    acc ^= p[i].x ^ p[i].w;
-  if (acc == 0x12345678u) *sink = acc;
-}
 
 struct Shape {
   long m, n, k, splits;
