@@ -1,8 +1,8 @@
 // Programmatic dependent launch, one switch for every gemmkit kernel launched with it (the
-// sm90 GEMM and its split-K reduction, the decode row-block kernel): each such kernel waits
-// (cudaGridDependencySynchronize) before its first global access, so only its launch and
-// set-up overlap the kernel before it. GEMMKIT_PDL=0 launches them without it (to measure
-// what it gives).
+// sm90 GEMM and its split-K reduction, the decode row-block kernel, the small-N kernel): each
+// such kernel waits (cudaGridDependencySynchronize) before its first global access, so only
+// its launch and set-up overlap the kernel before it. GEMMKIT_PDL=0 launches them without it
+// (to measure what it gives).
 #pragma once
 #include <cstdlib>
 #include <string>

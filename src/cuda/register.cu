@@ -184,8 +184,24 @@ void register_cuda_kernels(Registry& r) {
   r.add(sm90_kernel({.blk_n = 192}, 20));
   r.add(sm90_kernel({.blk_n = 128}, 10));
   // Few output tiles over a long K: 64-row tiles, more of them to cut into fewer, longer
-  // split-K pieces (and a quarter of the partials) than 128-row tiles. By name only: on the
-  // split-K suite they measured no faster than the 128 x 128 tile (docs/sm90.md).
+  // split-K pieces (and half the partials) than 128-row tiles. The 64 x 128 tile (wgmma n = 128)
+  // is planned where it measured faster than the tiles it replaces (H200, docs/PERF.md: 256 x
+  // 256 x 32768 15.9 vs 16.7 us, 512^3 5.3 vs 6.0, 128 x 4096 x 4096 17.5 vs 22.4); not on
+  // decode rows (M or N <= 64: 64 x 14336 x 4096 in 64-row tiles 53 us, the decode tile 34) nor
+  // on operands whose rows are off 128 bytes (1000^3 13.0 vs 11.1 us). The 64 x 64 tiles by
+  // name only: on the split-K suite they measured no faster than the 128 x 128 tile.
+  KernelInfo k64x128 = sm90_kernel({.blk_n = 128, .blk_m = 64}, 4);
+  k64x128.plan_for = [](const GemmDesc& d) -> Status {
+    if (std::min(d.m, d.n) <= 64)
+      return GEMMKIT_UNSUPPORTED("decode rows (M or N <= 64) are the decode kernels'");
+    const auto rows_128b = [](const MatrixDesc& o) {
+      return o.ld * dtype_bits(o.dtype) / 8 % 128 == 0;
+    };
+    if (!rows_128b(d.a) || !rows_128b(d.b))
+      return GEMMKIT_UNSUPPORTED("A's or B's rows are off 128 bytes");
+    return {};
+  };
+  r.add(std::move(k64x128));
   r.add(sm90_kernel({.blk_n = 64, .blk_m = 64}, 4, false));
   r.add(sm90_kernel({.blk_n = 64, .cluster = 2, .blk_m = 64}, 3, false));
   // Decode (M or N <= 64): the large side as the tile's M, split-K to fill the SMs.

@@ -276,7 +276,12 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
       continue;
     }
     if (k.role == KernelRole::Production) {
-      if (k.planned) production.push_back(&k);
+      if (!k.planned) continue;
+      if (Status s = k.plan_for ? k.plan_for(planned) : Status{}; !s) {
+        note.add([&k, s] { return "skipped " + k.name + ": " + s.message; });
+        continue;
+      }
+      production.push_back(&k);
     }
     else if (k.role == KernelRole::Ladder)
       ladder.push_back(&k);

@@ -41,6 +41,10 @@ struct KernelInfo {
   // False: reachable only by name (Options::kernel), never ranked by the planner: a kernel
   // whose measurements do not yet beat the ones it would replace.
   bool planned = true;
+  // Where planned: the problems the planner ranks it for, or why not (empty: every problem it
+  // implements). A kernel measured slower than the one it would replace on a class of problems
+  // the ledger does not tell apart stays reachable there by name.
+  std::function<Status(const GemmDesc&)> plan_for;
   // True when the bits of each output element do not depend on M: the data-parallel mode's
   // summation order, K blocking, orientation and write-back are chosen from N, K, the dtypes
   // and the layouts alone (under Options::batch_invariant where the kernel reads it). Only

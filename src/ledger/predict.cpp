@@ -103,7 +103,11 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   // workers bandwidth / workers. (Taken for tiles the problem does not fill, the rule priced
   // the sm90 tile on decode rows below the row-block kernel: 8x7168x2048 predicted 11.8 us and
   // ran 19.2, the kernel cutting K itself where the model sees whole tiles.)
-  double busy_share = 1;
+  // A streaming worker also reads its own operand bytes, L2 hits included, at that rate: a
+  // stage per stream latency / stages, whatever the DRAM gives the others (128 x 4096 x 4096 on
+  // 64 whole 64 x 128 tiles: every CTA reads all of A beside its B panel, 1.5 MB a CTA, and took
+  // 21.4 us on the H200 where the DRAM bytes at the busy share priced it at 8.4).
+  double busy_share = 1, t_stream = 0;
   if (co.bandwidth_per_worker) {
     const double workers = cpu ? static_cast<double>(cores) : conc;
     const double busy = cpu ? static_cast<double>(cpu_units) : static_cast<double>(t.work_units);
@@ -113,8 +117,11 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
                               : workers > 0 ? 1.0 / workers
                                             : 1.0;
     busy_share = busy > 0 ? std::min(1.0, busy * per_worker) : 1.0;
+    if (stream && t.smem_bytes > 0)
+      t_stream = static_cast<double>(t.waves_ceil * t.k_iterations) * mc.stream_latency_s *
+                 static_cast<double>(t.smem_bytes_per_stage) / static_cast<double>(t.smem_bytes);
   }
-  const double t_dram = bw > 0 ? bytes / (bw * busy_share) : 0;
+  const double t_dram = std::max(bw > 0 ? bytes / (bw * busy_share) : 0, t_stream);
 
   // pipeline fill: each wave starts with a DRAM latency plus the first stages' loads at the
   // per-block share of the bandwidth.
@@ -156,7 +163,9 @@ Prediction predict(const GemmDesc& d, double beta, const TileConfig& tile, const
   }
   pr.terms = {
       {"compute", t_compute, "flops / (peak x compute_efficiency)"},
-      {"dram", t_dram, "dram_bytes / (bandwidth x dram_efficiency x busy workers' share)"},
+      {"dram", t_dram,
+       "dram_bytes / (bandwidth x dram_efficiency x busy workers' share), at least a streaming "
+       "worker's own operand bytes at its ring's rate"},
       {"wave_quantization", t_wave_q, "padded tiles and the partial last wave"},
       {"pipeline_fill", t_fill, "waves x (latency + first stage load)"},
       {"fixup", t_fixup, "split-K / stream-K: partial tiles written and read back"},

@@ -50,6 +50,7 @@ const Subject kRungs[] = {
     {"cuda.sm90_gemm_tma_ws_128x128x64_s6_c2", 128, 128, 64, 6, kProduction},
     {"cuda.sm90_gemm_tma_ws_64x64x64_s12", 64, 64, 64, 12, kProduction},
     {"cuda.sm90_gemm_tma_ws_64x64x64_s12_c2", 64, 64, 64, 12, kProduction},
+    {"cuda.sm90_gemm_tma_ws_64x128x64_s8", 64, 128, 64, 8, kProduction},
 };
 
 constexpr std::int64_t kAlign = 8;  // elements per 16-byte copy

@@ -13,6 +13,7 @@
 #include "core/status.hpp"
 #include "cuda/epilogue.cuh"
 #include "cuda/gemv/gemv.hpp"
+#include "cuda/pdl.hpp"
 #include "cuda/problem.hpp"
 #include "cuda/sm90/sm90.hpp"
 
@@ -57,6 +58,12 @@ __global__ void __launch_bounds__(kWarps * 32) small_n_kernel(const __grid_const
   const int64_t row = blockIdx.x * int64_t{rows_per_cta} + warp / g;
   const int slice = warp % g;
   const int64_t l = p.batch_begin + blockIdx.y;
+  // Launched with programmatic stream serialization: the next kernel in the stream may be
+  // placed as soon as every CTA is here; its own wait holds it until this grid is done. Nothing
+  // in global memory is touched before the previous kernel has finished and its writes are
+  // visible: only the launch overlaps it.
+  cudaTriggerProgrammaticLaunchCompletion();
+  cudaGridDependencySynchronize();
   float acc[NB];
 #pragma unroll
   for (int j = 0; j < NB; ++j) acc[j] = 0.f;
@@ -140,7 +147,18 @@ cudaError_t launch(const Params& p, int64_t batch, int rows_per_cta, cudaStream_
     Params q = p;
     q.batch_begin = b0;
     const auto nb = static_cast<unsigned>(std::min<int64_t>(65535, batch - b0));
-    kernel<<<dim3(blocks, nb), kWarps * 32, 0, stream>>>(q, rows_per_cta);
+    // Programmatic dependent launch: the launch overlaps the tail of the previous kernel.
+    cudaLaunchAttribute attr{};
+    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = dim3(blocks, nb);
+    cfg.blockDim = dim3(kWarps * 32);
+    cfg.stream = stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = gpu::pdl_enabled() ? 1 : 0;
+    if (cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, q, rows_per_cta); e != cudaSuccess)
+      return e;
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
   }
   return cudaSuccess;

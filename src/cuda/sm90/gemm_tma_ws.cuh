@@ -30,6 +30,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cuda/ptx>
 
@@ -86,9 +87,14 @@ struct GemmTmaWs {
     T a[BLK_M * BLK_K];  // (BLK_M, BLK_K) K-major, or BLK_M/64 boxes of (BLK_K, 64) M-major
     T b[BLK_N * BLK_K];  // (BLK_N, BLK_K) K-major, or BLK_N/64 boxes of (BLK_K, 64) N-major
   };
+  // Staged-row buffers: one per consumer warp; a 64-row tile's handoff of one warpgroup's
+  // sums (BLK_N / 2 floats a thread) runs through them too, so there are enough to hold it.
+  static constexpr int kHandoffFloats = kShareRows ? BLK_N / 2 * 128 : 0;
+  static constexpr int kRowBuffers =
+      std::max(kConsumers * 4, (kHandoffFloats + kRowStageFloats - 1) / kRowStageFloats);
   struct SharedStorage {
     Stage stage[STAGES];  // 1024-byte aligned: the 128-byte swizzle's atom
-    float rows[kConsumers * 4][kRowStageFloats];  // each consumer warp's staged-row buffer
+    float rows[kRowBuffers][kRowStageFloats];     // each consumer warp's staged-row buffer
     TileFeed feed;                                // dynamic mode: the tiles taken
     uint64_t full[STAGES];
     uint64_t empty[STAGES];

@@ -209,6 +209,8 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
       return launch_tma_ws<128, 256, 2>(pr, maps, ln, stream);
     case key(64, 64, 1):
       return launch_tma_ws<64, 64, 1>(pr, maps, ln, stream);
+    case key(64, 128, 1):
+      return launch_tma_ws<64, 128, 1>(pr, maps, ln, stream);
     case key(64, 64, 2):
       return launch_tma_ws<64, 64, 2>(pr, maps, ln, stream);
     default:

@@ -27,9 +27,10 @@ struct TileConfig {
 
 // Ring stages of a tile: as many (blk_m + blk_n) x 64 x 2-byte stages as fit in 227 KiB, at
 // most 8 for 128-row tiles (128 x 64 weight boxes, 128 KiB in flight, cover the memory
-// latency); the 64 x 64 tile, whose pieces stream long K ranges, keeps 192 KiB in flight.
+// latency); the 64-row tiles, whose pieces stream long K ranges, keep 192 KiB in flight (64 x
+// 64: 12 stages; 64 x 128: 8, beside the 32 KiB its consumers' handoff takes).
 constexpr int stages_for(int blk_m, int blk_n) {
-  if (blk_m == 64) return 12;
+  if (blk_m == 64) return blk_n == 64 ? 12 : 8;
   return blk_n == 256 ? 4 : blk_n == 192 ? 5 : blk_n == 128 ? 6 : 8;
 }
 
