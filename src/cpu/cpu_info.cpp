@@ -43,12 +43,15 @@ const CpuInfo& cpu_info() {
 
 int choose_threads(int opt_threads, double flops) {
   int nt = opt_threads > 0 ? opt_threads : omp_get_max_threads();
-  // About 6 MFLOP per thread before another thread pays for its wake-up (OMP_WAIT_POLICY=passive
-  // puts the team to sleep between calls). Measured on the 2-vCPU VM with OpenBLAS's spinning
-  // workers out of the way (OPENBLAS_THREAD_TIMEOUT=4), sgemm on 2 threads against 1: 128^3
-  // (4.2 MFLOP) 89 vs 115 GFLOP/s, 192^3 (14 MFLOP) 147 vs 121, 256^3 195 vs 134. (The earlier
-  // 30 MFLOP came from runs where an OpenBLAS worker still spun on the second vCPU.)
-  const double per_thread = 6e6;
+  // About 4 MFLOP (f32) per thread before another thread pays for its wake-up and the team's
+  // meeting (OMP_WAIT_POLICY=passive puts the team to sleep between calls). Measured on the
+  // 2-vCPU VM with OpenBLAS's spinning workers out of the way (OPENBLAS_THREAD_TIMEOUT=4),
+  // sgemm on 2 threads against 1: 128^3 (4.2 MFLOP) 89 vs 115 GFLOP/s, 192^3 (14 MFLOP) 147 vs
+  // 121, 256^3 195 vs 134; with the team meeting awake (team_barrier.hpp), 128^3 f32 still
+  // 61-86 us on 2 threads against 53-54 on one, f64 (counted twice: half the lanes) 78-97 us
+  // against 105. (The earlier 30 MFLOP came from runs where an OpenBLAS worker still spun on
+  // the second vCPU.)
+  const double per_thread = 4e6;
   const int by_work = static_cast<int>(std::max(1.0, flops / per_thread));
   return std::max(1, std::min(nt, by_work));
 }

@@ -18,10 +18,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <optional>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "core/validate.hpp"
 #include "core/view.hpp"
@@ -32,6 +33,7 @@
 #include "cpu/ordered_tickets.hpp"
 #include "cpu/pack.hpp"
 #include "cpu/pack_ahead.hpp"
+#include "cpu/team_barrier.hpp"
 #include "cpu/tile_choice.hpp"
 #include "cpu/workspace.hpp"
 #include "gemmkit/gemm.hpp"
@@ -160,9 +162,10 @@ struct Driver {
       return 1;
   }();
   static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
-  // B micro-panels packed together when they stream past a single A block: 8 (4096 x 64 x
-  // 4096: 8 x 16 floats of each K step's source line in one run, 192 KiB packed, in L2).
+  // B micro-panels packed together when they stream past a single A block: at most 8 (8 x 16
+  // floats of each K step's source line in one run), and about 96 KiB of them (see `group`).
   static constexpr std::int64_t kStreamPanels = 8;
+  static constexpr std::int64_t kStreamBytes = 96 * 1024;
   // Where the running sum lives between K blocks: in D itself (base == nullptr), or, when D is
   // stored narrower than T (bf16 / fp16), in a T (M, N) buffer with N's stride 1 that only the
   // last K block reads and narrows into D, so that the result is rounded once.
@@ -184,10 +187,11 @@ struct Driver {
   // alpha != 0, K > 0. `nt` threads (1: no parallel region).
   //   one thread: jc -> pc (pack the (KC, NC) B block once) -> ic (pack A) -> macro-kernel;
   //     with a single row block, B is streamed a few micro-panels at a time through L2 instead;
-  //   a team, one row block (M <= MC): the threads take (K block, group of B micro-panels)
-  //     pairs from a shared counter (ordered_tickets.hpp: a group's K blocks in order), each
-  //     packs the small A block itself and streams the panels of its pairs (no barrier; a
-  //     thread that runs slower takes fewer pairs, so both end together);
+  //   a team, one row block (M <= MC): each thread takes (K block, group of B micro-panels)
+  //     pairs from its own share of the groups (ordered_tickets.hpp: a group's K blocks in
+  //     order), then from what the others left of theirs; it packs the small A block itself
+  //     and streams the panels of its pairs (no barrier; a thread that runs slower takes
+  //     fewer pairs, so both end together);
   //   a team, several row blocks: BLIS's ic split. The team packs each (KC, NC) B block
   //     together (a share of its micro-panels each) into one of two shared buffers, meets at
   //     a barrier, then each thread runs its own rows (a balanced share of the MR micro-rows)
@@ -223,13 +227,23 @@ struct Driver {
     for (int t = 0; t < nt; ++t) ws.a[t].get(bytes);
     const std::int64_t b_shared = round_up(NC * KC, 64);
     T* shared = shared_b ? static_cast<T*>(ws.b.get(sizeof(T) * 2 * b_shared)) : nullptr;
+    TeamBarrier meet(nt);  // the team's barrier, met awake
+    // B micro-panels a streamed ticket covers: about kStreamBytes of packed panels, and where a
+    // team streams, at least four tickets a thread (a 256^3 call had two, one a thread, so a
+    // thread that woke late ran its half after the other had finished). 4096 x 64 x 4096 f32
+    // (24-wide panels), 8 panels (295 KB) against 2: 21.5 / 11.7 ms on 1 / 2 threads against
+    // 19.2 / 9.9.
+    const std::int64_t by_bytes =
+        std::max<std::int64_t>(1, kStreamBytes / (NR * KC * std::int64_t{sizeof(T)}));
+    const std::int64_t group = std::clamp<std::int64_t>(
+        std::min(by_bytes, nt == 1 ? kStreamPanels : panels_n / (4 * nt)), 1, kStreamPanels);
     Sum sum;
     if (p.d_as != Stored::Native && p.k > KC) {
       sum.base = static_cast<T*>(ws.sum.get(sizeof(T) * p.m * p.n));
       sum.s = {p.n, 1};
     }
 
-    // Rows [i0, i0 + mc) against B micro-panels [q0, q1), packed kStreamPanels at a time
+    // Rows [i0, i0 + mc) against B micro-panels [q0, q1), packed `group` at a time
     // just before their use: the (K block, group) pairs of `deal` (groups as its items, K
     // blocks as its rounds), the next one taken while this one is multiplied and its source
     // fetched meanwhile. A deal of one thread runs them in order; a team's `team` threads
@@ -241,8 +255,8 @@ struct Driver {
       // Ticket t: K block [p0, p0 + kc) against columns [j0, j0 + nc), its g micro-panels.
       auto work = [&](std::int64_t t) {
         const std::int64_t p0 = t / deal.width() * KC;
-        const std::int64_t q = q0 + t % deal.width() * kStreamPanels;
-        const std::int64_t j0 = q * NR, g = std::min(kStreamPanels, q1 - q);
+        const std::int64_t q = q0 + t % deal.width() * group;
+        const std::int64_t j0 = q * NR, g = std::min(group, q1 - q);
         return std::tuple{p0, std::min(KC, p.k - p0), j0, std::min(g * NR, p.n - j0), g};
       };
       std::int64_t packed_p0 = -1;  // the K block in pa
@@ -263,8 +277,8 @@ struct Driver {
       }
     };
     // A deal's items and rounds: the groups of micro-panels [q0, q1), the K blocks.
-    auto groups = [](std::int64_t q0, std::int64_t q1) {
-      return (q1 - q0 + kStreamPanels - 1) / kStreamPanels;
+    auto groups = [group](std::int64_t q0, std::int64_t q1) {
+      return (q1 - q0 + group - 1) / group;
     };
     const std::int64_t k_blocks = (p.k + KC - 1) / KC;
 
@@ -307,7 +321,7 @@ struct Driver {
           if (q1 > q0)
             pack<NR>(p.bt, j0 + q0 * NR, std::min(nc, q1 * NR) - q0 * NR, p0, kc,
                      pb + q0 * NR * packed_k(kc));
-#pragma omp barrier
+          meet.arrive_and_wait();
           for (std::int64_t i0 = r_lo; i0 < r_hi; i0 += MC) {
             const std::int64_t mc = std::min(MC, r_hi - i0);
             pack<MR>(p.a, i0, mc, p0, kc, pa);
@@ -318,17 +332,33 @@ struct Driver {
     };
 
     if (nt == 1) return columns(0, 0, p.n);
-    // A team over a single row block deals all its panel groups from one counter.
-    std::optional<OrderedTickets> team_deal;
-    if (split_cols && n_ic == 1) team_deal.emplace(groups(0, panels_n), k_blocks);
+    // A team over a single row block: each thread owns a deal over a contiguous share of the
+    // panel groups, runs it, then takes what is left of the others' (a thread that woke late
+    // or runs slower leaves more to take). Owning a share keeps each group's D columns on one
+    // core from K block to K block; one deal for the whole team spread consecutive groups over
+    // both cores, and D's lines crossed between them every K block (4096 x 64 x 4096 f32 on two
+    // threads: 12.9 ms against 10.6 for two one-thread halves run side by side).
+    std::vector<std::unique_ptr<OrderedTickets>> deals;
+    std::vector<std::int64_t> deal_q;  // deal t's panels: [deal_q[t], deal_q[t + 1])
+    if (split_cols && n_ic == 1) {
+      const std::int64_t total = groups(0, panels_n);
+      for (int t = 0; t <= nt; ++t) deal_q.push_back(std::min(panels_n, total * t / nt * group));
+      for (int t = 0; t < nt; ++t)
+        deals.push_back(
+            std::make_unique<OrderedTickets>(groups(deal_q[t], deal_q[t + 1]), k_blocks));
+    }
 #pragma omp parallel num_threads(nt)
     {
       const int tid = omp_get_thread_num();
       const std::int64_t q0 = panels_n * tid / nt, q1 = panels_n * (tid + 1) / nt;
       if (shared_b) {
         team_rows(tid);
-      } else if (team_deal) {
-        stream_block(tid, 0, p.m, 0, panels_n, *team_deal, nt);
+      } else if (!deals.empty()) {
+        for (int d = 0; d < nt; ++d) {
+          const int t = (tid + d) % nt;
+          if (deal_q[t + 1] > deal_q[t])
+            stream_block(tid, 0, p.m, deal_q[t], deal_q[t + 1], *deals[t], nt);
+        }
       } else if (split_cols) {
         if (q1 > q0) columns(tid, q0 * NR, std::min(p.n, q1 * NR));
       } else if (q1 > q0) {  // few rows and few columns: every row block, a share of the panels
@@ -337,6 +367,7 @@ struct Driver {
           stream_block(tid, i0, std::min(MC, p.m - i0), q0, q1, own, 1);
         }
       }
+      meet.arrive_and_wait();  // the team reaches the region's closing barrier together
     }
   }
 
@@ -582,9 +613,11 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
     bs.mc = std::max<std::int64_t>(K::kMR, bs.mc * bs.kc / kc / K::kMR * K::kMR);
     bs.kc = kc;
   }
-  // Work in gemm-flop equivalents for the thread count: a GEMV flop streams 2 bytes of B from
-  // memory and runs some 30x slower than a packed-GEMM flop here (5 vs 160 GFLOP/s).
-  const double flops = 2.0 * desc.m * desc.n * desc.k * (variant == Variant::Gemv ? 30.0 : 1.0);
+  // Work in f32 gemm-flop equivalents for the thread count: a GEMV flop streams 2 bytes of B
+  // from memory and runs some 30x slower than a packed-GEMM flop here (5 vs 160 GFLOP/s); an
+  // f64 flop takes twice an f32 one (half the lanes).
+  const double flops = 2.0 * desc.m * desc.n * desc.k * (variant == Variant::Gemv ? 30.0 : 1.0) *
+                       (std::is_same_v<T, double> ? 2.0 : 1.0);
   const bool reads_ab = args.alpha != 0.0 && desc.k > 0;
   if (desc.epilogue.amax_d) *args.amax_d = 0.0f;  // every tile of every entry folds into it
   auto one = [&](std::int64_t l, int nt) {
