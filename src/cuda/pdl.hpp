@@ -4,6 +4,8 @@
 // its launch and set-up overlap the kernel before it. GEMMKIT_PDL=0 launches them without it
 // (to measure what it gives).
 #pragma once
+#include <cuda_runtime.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -15,6 +17,14 @@ inline bool pdl_enabled() {
     return e == nullptr || std::string(e) != "0";
   }();
   return pdl;
+}
+
+// The launch attribute that allows it, for the `attrs` of a cudaLaunchKernelEx configuration.
+inline cudaLaunchAttribute pdl_attribute() {
+  cudaLaunchAttribute a{};
+  a.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  a.val.programmaticStreamSerializationAllowed = 1;
+  return a;
 }
 
 }  // namespace gemmkit::gpu

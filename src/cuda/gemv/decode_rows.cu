@@ -493,9 +493,7 @@ cudaError_t launch(const gpu::Problem& pr, const CUtensorMap& map, bool batched,
   cfg.stream = stream;
   // Programmatic dependent launch: the launch and the barrier set-up overlap the tail of the
   // previous kernel in the stream (H200, 16 x 4096 x K: 0.8-0.9 us a call at K = 128..2048).
-  cudaLaunchAttribute attrs[2] = {attr, {}};
-  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attrs[1].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attrs[2] = {attr, gpu::pdl_attribute()};
   cfg.attrs = attrs;
   cfg.numAttrs = gpu::pdl_enabled() ? 2 : 1;
   if (cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, pr.params, map, batched, x, g);

@@ -148,9 +148,7 @@ cudaError_t launch(const Params& p, int64_t batch, int rows_per_cta, cudaStream_
     q.batch_begin = b0;
     const auto nb = static_cast<unsigned>(std::min<int64_t>(65535, batch - b0));
     // Programmatic dependent launch: the launch overlaps the tail of the previous kernel.
-    cudaLaunchAttribute attr{};
-    attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchAttribute attr = gpu::pdl_attribute();
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = dim3(blocks, nb);
     cfg.blockDim = dim3(kWarps * 32);

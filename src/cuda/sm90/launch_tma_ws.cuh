@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/status.hpp"
+#include "cuda/pdl.hpp"
 #include "cuda/sm90/gemm_tma_ws.cuh"
 #include "cuda/sm90/sm90.hpp"
 #include "cuda/sm90/split_reduce.cuh"
@@ -73,10 +74,7 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
   // cluster dimension only where there is a cluster (a (1, 1, 1) one costs ~0.2 us a call).
   cudaLaunchAttribute attrs[2]{};
   unsigned n_attrs = 0;
-  if (ln.pdl) {
-    attrs[n_attrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attrs[n_attrs++].val.programmaticStreamSerializationAllowed = 1;
-  }
+  if (ln.pdl) attrs[n_attrs++] = gpu::pdl_attribute();
   if (CLUSTER > 1) {
     attrs[n_attrs].id = cudaLaunchAttributeClusterDimension;
     attrs[n_attrs++].val.clusterDim = {CLUSTER, 1, 1};

@@ -13,6 +13,7 @@
 
 #include "cuda/epilogue.cuh"
 #include "cuda/in_registers.cuh"
+#include "cuda/pdl.hpp"
 #include "cuda/sm90/partial_tile.cuh"
 #include "sched/tile_scheduler.hpp"
 
@@ -76,9 +77,7 @@ cudaError_t launch_split_reduce(const gpu::Params& p, const sched::Params& sp, i
   int groups = 1;
   while (groups < 16 && groups * 16 < sp.splits) groups *= 2;
   const std::int64_t ctas = sp.tiles() * cluster * (kPartialQuads<BLK_M, BLK_N> / (256 / groups));
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attr = gpu::pdl_attribute();
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(ctas));
   cfg.blockDim = dim3(256);
