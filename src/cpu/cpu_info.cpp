@@ -43,15 +43,18 @@ const CpuInfo& cpu_info() {
 
 int choose_threads(int opt_threads, double flops) {
   int nt = opt_threads > 0 ? opt_threads : omp_get_max_threads();
-  // About 4 MFLOP (f32) per thread before another thread pays for its wake-up and the team's
+  // About 2 MFLOP (f32) per thread before another thread pays for its wake-up and the team's
   // meeting (OMP_WAIT_POLICY=passive puts the team to sleep between calls). Measured on the
   // 2-vCPU VM with OpenBLAS's spinning workers out of the way (OPENBLAS_THREAD_TIMEOUT=4),
   // sgemm on 2 threads against 1: 128^3 (4.2 MFLOP) 89 vs 115 GFLOP/s, 192^3 (14 MFLOP) 147 vs
   // 121, 256^3 195 vs 134; with the team meeting awake (team_barrier.hpp), 128^3 f32 still
   // 61-86 us on 2 threads against 53-54 on one, f64 (counted twice: half the lanes) 78-97 us
   // against 105. (The earlier 30 MFLOP came from runs where an OpenBLAS worker still spun on
-  // the second vCPU.)
-  const double per_thread = 4e6;
+  // the second vCPU.) Since each thread of a team owns its share of the streamed groups,
+  // 128^3 f32 on 2 threads ran 38.9-48.6 us against 46.8-48.7 on one (four alternated rounds,
+  // AVX2 capped, OpenBLAS on 2 threads 30.7-52.3 us), so a second thread from 4 MFLOP (2 a
+  // thread).
+  const double per_thread = 2e6;
   const int by_work = static_cast<int>(std::max(1.0, flops / per_thread));
   return std::max(1, std::min(nt, by_work));
 }

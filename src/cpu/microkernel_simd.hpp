@@ -40,8 +40,14 @@ struct SimdKernel {
       }
     }
 
-    // Main loop: one K step per iteration.
+    // Main loop: one K step per iteration, four unrolled, the A micro-panel (streamed from L2
+    // past the B micro-panel held in L1) prefetched 8 K steps ahead. AVX2 capped, 2048^3
+    // alternated pair ratios against OpenBLAS without / with: f64 1 thread 0.91-0.98 / 0.95-1.01,
+    // 2 threads median 0.94 / 0.97 (five rounds), f32 1 thread 0.96-0.99 / 0.99-1.03; AVX-512
+    // alike either way.
+#pragma GCC unroll 4
     for (std::int64_t p = 0; p < kc; ++p, a += MR, b += kNR) {
+      __builtin_prefetch(a + 8 * MR, 0, 3);
       typename V::Reg bv[NV];
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) bv[v] = V::load(b + v * V::W);

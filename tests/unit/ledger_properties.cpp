@@ -458,4 +458,27 @@ TEST(LedgerSplitK, PiecesStreamAtTheirRingsRateAndPayForTheirPartials) {
   EXPECT_GT(pred(sheet, 64).term("dram"), pred(sheet, 132).term("dram"));
 }
 
+// Where a piece's ring bound and the DRAM's come close, neither is reached: 128 x 128 x 65536 in
+// 64 x 128 tiles ran 15.7 us in 32 pieces (the ring's bound about equal to the DRAM's) and 14.6
+// in 64 (the ring's half of it) on the H200, so the ledger ranks 64 pieces first; far apart,
+// the larger bound stands (within 2%).
+TEST(LedgerSplitK, CloseBoundsCostMoreThanEither) {
+  const lg::Machine& m = machine("h200-measured");
+  const GemmDesc d = gemmkit::with_default_lds(problem(128, 128, 65536));
+  auto pred = [&](int split) {
+    lg::TileConfig t{.block_m = 64, .block_n = 128, .block_k = 64, .stages = 8, .threads = 384};
+    t.split_k = split;
+    t.tma_operands = true;
+    return lg::predict(d, 0.0, t, m);
+  };
+  const lg::Prediction p32 = pred(32), p64 = pred(64);
+  EXPECT_LT(p64.total_s, p32.total_s);
+  const double ring32 = 32 * m.stream_latency_s / 8, ring64 = 16 * m.stream_latency_s / 8;
+  EXPECT_GT(p32.term("dram"), 1.1 * ring32);
+  EXPECT_GT(p64.term("dram"), ring64);
+  const double dram64 = p64.dram_bytes / m.dram_bytes_per_s;
+  EXPECT_GE(p64.term("dram"), dram64);
+  EXPECT_LT(p64.term("dram"), 1.05 * std::max(dram64, ring64));
+}
+
 }  // namespace
