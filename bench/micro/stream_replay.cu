@@ -183,6 +183,9 @@ int main() {
       // 32 KiB copies of 4 boxes; 32 rows whole; 128 rows x 4 parts.
       {4096, 4096, 64, 6, 128, 4, 2}, {4096, 4096, 32, 6, 128, 8, 1},
       {4096, 4096, 128, 6, 128, 2, 4}, {4096, 4096, 64, 12, 128, 2, 2},
+      // The split-K rows' bytes (128 x 128 x 65536: A and B, 256 rows of 65536 K) in 128 pieces
+      // of 64 rows x 2048 K, 16 KiB copies.
+      {256, 65536, 64, 8, 128, 2, 32},
   };
   for (const Shape& s : shapes) {
     const std::size_t bytes = std::size_t{2} * s.rows * s.k;
