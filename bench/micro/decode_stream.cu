@@ -167,16 +167,8 @@ double median_us(F launch, int reps = 15) {
 }
 
 bool encode(CUtensorMap* map, const void* base, int rows, int k, int box_rows, int chunks) {
-  if (chunks == 1) return tma::encode_16bit(map, base, k, rows, k, 1, 0, 64, box_rows);
-  const cuuint64_t dims[3] = {64, static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(k / 64)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(k) * 2, 128};
-  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows),
-                             static_cast<cuuint32_t>(chunks)};
-  const cuuint32_t es[3] = {1, 1, 1};
-  return tma::encode_tiled_fn()(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, const_cast<void*>(base),
-                                dims, strides, box, es, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  return chunks == 1 ? tma::encode_16bit(map, base, k, rows, k, 1, 0, 64, box_rows)
+                     : tma::encode_16bit_chunked(map, base, k, rows, k, 1, 0, box_rows, chunks);
 }
 
 }  // namespace

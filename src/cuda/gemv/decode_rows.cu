@@ -47,6 +47,12 @@
 #include "cuda/sm90/sm90.hpp"
 #include "cuda/tma/tensor_map.cuh"
 
+// Timeline marks (points 0-7 of a call, read by bench/micro/decode_timeline.cu, which defines
+// GEMMKIT_DECODE_MARK before including this file); nothing otherwise.
+#ifndef GEMMKIT_DECODE_MARK
+#define GEMMKIT_DECODE_MARK(point)
+#endif
+
 namespace gemmkit::gemv {
 
 namespace {
@@ -132,6 +138,7 @@ __device__ __forceinline__ void produce(const Params& p, const CUtensorMap& w_ma
       const uint32_t tx =
           (g.chunked ? g.boxes : nbox) * box_bytes + x_row * static_cast<uint32_t>(p.n);
       ptx::mbarrier_wait(&empty[s], phase ^ 1);  // a fresh barrier passes parity 1
+      GEMMKIT_DECODE_MARK(2);  // a stage about to be issued (the first: "first copy")
       cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                            cuda::ptx::space_shared, &full[s], tx);
       unsigned char* ws = base + g.w_off + s * w_stage;  // boxes box_rows x 128 bytes apart
@@ -181,6 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int w_stage = g.box_rows * kBoxK * 2 * g.boxes;
   const int ks = g.boxes * kBoxK;  // K of a stage
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  GEMMKIT_DECODE_MARK(0);  // entry
   if (threadIdx.x == 0) {
     for (int s = 0; s < g.stages; ++s) {
       cuda::ptx::mbarrier_init(&full[s], 1);
@@ -195,6 +203,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   // Nothing in global memory is touched before the previous kernel in the stream has finished
   // (and its writes are visible): only the launch and the set-up above overlap it.
   cudaGridDependencySynchronize();
+  GEMMKIT_DECODE_MARK(1);  // the previous kernel done
 
   // The K stages of this CTA: its rank's share [st0, st0 + nst) of a row block's stages.
   const int rank = static_cast<int>(blockIdx.x % g.splits);
@@ -225,6 +234,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int64_t i = 0; p.read_ab && i < nst; ++i) {
       const int64_t k_left = p.k - (st0 + (i + u) % nst) * ks;  // valid K of the stage
       ptx::mbarrier_wait(&full[s], phase);
+      GEMMKIT_DECODE_MARK(3);  // a stage arrived (the first)
       const uint32_t wbase = ptx::smem_addr(base + g.w_off + s * w_stage);
       const auto* xs = reinterpret_cast<const uint16_t*>(base + g.x_off + s * g.x_bytes);
       for (int step = cw; step < ks / 16 && step * 16 < k_left; step += kWarps) {
@@ -252,6 +262,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (++s == g.stages) s = 0, phase ^= 1;
     }
     // ---- epilogue: the warps' sums added in warp order, then D = alpha * sum + beta * C
+    GEMMKIT_DECODE_MARK(4);  // this warp's stages all consumed
     constexpr int kCols = NT * 8;
     // A split (one unit a CTA): the sums take the stage ring's place once every warp is past it
     // (all its copies have landed: each was waited for).
@@ -284,11 +295,13 @@ __global__ void __launch_bounds__(kThreads, 1)
       else if (c < p.n)
         gpu::store_pair(p, l, row0 + r, c, v0, v1);
     }
+    GEMMKIT_DECODE_MARK(5);  // the warps' sums added (stored, unsplit)
     if (split) {
       // The cluster's CTAs' totals added in rank order (shared memory across the cluster),
       // each CTA storing a 1/S share of the pairs; the second barrier keeps every CTA's
       // shared memory alive until the others have read it.
       cluster_sync();
+      GEMMKIT_DECODE_MARK(6);  // every CTA of the cluster has its total
       // Every peer's value is asked for before the first is added: one round trip to the
       // cluster's shared memory, not one a peer.
       for (int e = rank * 32 * kWarps + threadIdx.x - 32; e < pairs; e += 32 * kWarps * g.splits) {
@@ -308,6 +321,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     ptx::named_barrier_sync(1, 32 * kWarps);  // the sums are read before the next block writes them
   }
+  GEMMKIT_DECODE_MARK(7);  // done
 #endif
 }
 
@@ -434,27 +448,6 @@ bool x_source_of(const gpu::Problem& pr, int64_t k, XSource* out) {
   return true;
 }
 
-// W as (64 K, rows, K / 64 chunks[, batch]) with the 128-byte swizzle: one copy brings
-// `chunks` boxes of (rows, 64), laid out one after the other. K must be a multiple of 64 (the
-// inner extent never stops at K).
-bool encode_chunked(CUtensorMap* map, const void* base, int64_t k, int64_t rows, int64_t ld,
-                    int64_t batch, int64_t batch_stride, int box_rows, int chunks) {
-  const auto fn = tma::encode_tiled_fn();
-  if (fn == nullptr || k % kBoxK != 0 || ld % 8 != 0 ||
-      reinterpret_cast<std::uintptr_t>(base) % 16 != 0 || (batch > 1 && batch_stride % 8 != 0))
-    return false;
-  const cuuint64_t dims[4] = {kBoxK, static_cast<cuuint64_t>(rows),
-                              static_cast<cuuint64_t>(k / kBoxK), static_cast<cuuint64_t>(batch)};
-  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(ld) * 2, kBoxK * 2,
-                                 static_cast<cuuint64_t>(batch_stride) * 2};
-  const cuuint32_t box[4] = {kBoxK, static_cast<cuuint32_t>(box_rows),
-                             static_cast<cuuint32_t>(chunks), 1};
-  const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
-  return fn(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, batch > 1 ? 4 : 3, const_cast<void*>(base), dims,
-            strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
 Status refuse_shape(const gpu::Problem& pr) {
   const auto& a = pr.params.a;
   if (pr.params.n > kMaxDecode)
@@ -563,8 +556,9 @@ Status decode_rows_run(const GemmDesc& d, const GemmArgs& args, const Options& o
   const auto& a = pr.params.a;
   const bool batched = pr.batch > 1 && a.batch_stride != 0;
   if (pr.params.read_ab &&
-      !(g.chunked ? encode_chunked(&map, a.ptr, pr.params.k, pr.params.m, a.s_outer,
-                                   batched ? pr.batch : 1, a.batch_stride, g.rows, g.boxes)
+      !(g.chunked ? tma::encode_16bit_chunked(&map, a.ptr, pr.params.k, pr.params.m, a.s_outer,
+                                              batched ? pr.batch : 1, a.batch_stride, g.rows,
+                                              g.boxes)
                   : tma::encode_16bit(&map, a.ptr, pr.params.k, pr.params.m, a.s_outer,
                                       batched ? pr.batch : 1, a.batch_stride, kBoxK,
                                       static_cast<std::uint32_t>(g.rows))))

@@ -48,6 +48,30 @@ inline bool encode_16bit(CUtensorMap* map, const void* base, std::int64_t contig
             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
+// A row-major (rows, k) matrix of 16-bit elements (row stride ld[, batches batch_stride apart])
+// as (64 K, rows, K / 64 chunks[, batch]) with the 128-byte swizzle: one copy brings `chunks`
+// boxes of (box_rows, 64), laid out one after the other. K must be a multiple of 64 (the inner
+// extent never stops at K). False when TMA cannot address it.
+inline bool encode_16bit_chunked(CUtensorMap* map, const void* base, std::int64_t k,
+                                 std::int64_t rows, std::int64_t ld, std::int64_t batch,
+                                 std::int64_t batch_stride, int box_rows, int chunks) {
+  constexpr cuuint64_t kBoxK = 64;
+  const auto fn = encode_tiled_fn();
+  if (fn == nullptr || k % kBoxK != 0 || ld % 8 != 0 ||
+      reinterpret_cast<std::uintptr_t>(base) % 16 != 0 || (batch > 1 && batch_stride % 8 != 0))
+    return false;
+  const cuuint64_t dims[4] = {kBoxK, static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(k) / kBoxK, static_cast<cuuint64_t>(batch)};
+  const cuuint64_t strides[3] = {static_cast<cuuint64_t>(ld) * 2, kBoxK * 2,
+                                 static_cast<cuuint64_t>(batch_stride) * 2};
+  const cuuint32_t box[4] = {static_cast<cuuint32_t>(kBoxK), static_cast<cuuint32_t>(box_rows),
+                             static_cast<cuuint32_t>(chunks), 1};
+  const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
+  return fn(map, CU_TENSOR_MAP_DATA_TYPE_UINT16, batch > 1 ? 4 : 3, const_cast<void*>(base), dims,
+            strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 #ifdef __CUDACC__
 // Spins until the phase of `bar` with parity `parity` has completed.
 __device__ __forceinline__ void wait_parity(std::uint64_t* bar, std::uint32_t parity) {

@@ -1,0 +1,115 @@
+// Microbenchmark: where the time of a decode call goes under the bench's protocol. The kernel
+// is the library's row-block decode kernel (src/cuda/gemv/decode_rows.cu, included here with
+// its timeline marks on), launched as the library launches it (its cut, geometry, tensor map
+// and programmatic launch), in CUDA graphs of back-to-back calls over rotated copies of the
+// weight (more bytes than twice the L2), as `gemmkit bench` times short calls. Each CTA records
+// %globaltimer at the kernel's marks; for every call, times are taken from the moment the
+// previous call's grid released this one (the earliest mark 1 of any CTA): the median over
+// calls of the earliest / median / latest CTA at each mark, and the gap from a call's last
+// CTA to the next call's release. Shapes: x @ W^T with x (n x K, M-major as the bench's
+// column-major A) and W (rows x K), bf16, D bf16.
+// Build: nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Isrc -Iinclude
+//   --expt-relaxed-constexpr -Xlinker --unresolved-symbols=ignore-all
+//   bench/micro/decode_timeline.cu -o decode_timeline -lcuda
+// (the included file's host functions that call the rest of the library are never called
+// here: their symbols stay unresolved.)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "replay_timeline.cuh"
+#define GEMMKIT_DECODE_MARK(point) replay_mark(point, (point) <= 2 ? 0u : 32u)
+#include "cuda/gemv/decode_rows.cu"
+
+namespace {
+
+using namespace gemmkit;
+using namespace gemmkit::gemv;
+
+struct Case {
+  int n;         // the small side (x's rows)
+  long rows, k;  // W
+  int split;     // forced S (0: the cut's own)
+};
+
+const char* kPoint[8] = {"entry",       "released",  "copy issued",   "stage arrived",
+                         "stages done", "warp sums", "cluster total", "done"};
+
+int run_case(const Case& c, char* wbuf, std::size_t wbytes_all, void* x, void* d, cudaStream_t st,
+             double copy_bps) {
+  const std::size_t wbytes = std::size_t{2} * c.rows * c.k;
+  int l2 = 0;
+  cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0);
+  const int sets = static_cast<int>(
+      std::min<std::size_t>(wbytes_all / wbytes, 2 * static_cast<std::size_t>(l2) / wbytes + 2));
+  const int calls = sets * std::max(1, 40 / sets);
+  int sms = 0;
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+  gpu::Problem pr;
+  gpu::Params& p = pr.params;
+  p.m = c.rows, p.n = c.n, p.k = c.k;
+  p.b = {x, 1, c.n, 0, true};                // x: (n, K), n contiguous
+  p.d = {d, c.n, 1, 0, gpu::OutType::BF16};  // D^T: rows of W x n
+  p.c = p.d;
+  XSource xs{};
+  std::vector<CUtensorMap> maps(sets);
+  Geometry g{};
+  for (int i = 0; i < sets; ++i) {
+    p.a = {wbuf + i * wbytes, c.k, 1, 0, true};
+    if (i == 0 && (!x_source_of(pr, p.k, &xs) || !geometry_of(p, 1, xs.kmajor, sms, c.split, &g)))
+      return std::printf("no geometry\n"), 1;
+    const bool ok = g.chunked ? tma::encode_16bit_chunked(&maps[i], p.a.ptr, p.k, p.m, p.k, 1, 0,
+                                                          g.rows, g.boxes)
+                              : tma::encode_16bit(&maps[i], p.a.ptr, p.k, p.m, p.k, 1, 0, kBoxK,
+                                                  static_cast<std::uint32_t>(g.rows));
+    if (!ok) return std::printf("encode failed\n"), 1;
+  }
+  const int ctas =
+      static_cast<int>(g.splits > 1 ? g.units * g.splits : std::min<std::int64_t>(g.units, sms));
+  std::printf(
+      "%2d x %5ld x %5ld (x @ W^T), cut %d rows x %d CTAs a block, %d stages of %d boxes, "
+      "%d CTAs, %d sets:\n",
+      c.n, c.rows, c.k, g.rows, g.splits, g.stages, g.boxes, ctas, sets);
+  const double us = replay_timeline(
+      st, calls, ctas,
+      [&](cudaStream_t s2, int i) {
+        p.a.ptr = wbuf + (i % sets) * wbytes;
+        launch_t<__nv_bfloat16>(pr, maps[i % sets], false, xs, g, sms, s2);
+      },
+      kPoint, 2, 7);
+  std::printf("   %.2f us a call (%.1f%% of copy)\n", us, 100.0 * wbytes / (us * 1e-6) / copy_bps);
+  const cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess) std::printf("error: %s\n", cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  cudaStream_t st;
+  cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
+  const std::size_t big = std::size_t{1} << 30;
+  char *wbuf = nullptr, *dst = nullptr;
+  void *x = nullptr, *d = nullptr;
+  cudaMalloc(&wbuf, big);
+  cudaMalloc(&dst, big);
+  cudaMalloc(&x, 16 << 20);
+  cudaMalloc(&d, 16 << 20);
+  cudaMemset(wbuf, 0, big);
+  cudaMemset(x, 0, 16 << 20);
+  const double copy = copy_bandwidth(st, wbuf, dst, big);
+  std::printf("copy 1 GiB: %.1f GB/s\n", copy / 1e9);
+  cudaFree(dst);
+  const Case cases[] = {{16, 4096, 4096, 0},
+                        {16, 4096, 4096, 1},
+                        {4, 4096, 4096, 0},
+                        {16, 14336, 4096, 0},
+                        {16, 4096, 14336, 0}};
+  int rc = 0;
+  for (const Case& c : cases) rc |= run_case(c, wbuf, big, x, d, st, copy);
+  return rc;
+}
