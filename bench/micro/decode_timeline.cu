@@ -8,21 +8,30 @@
 // calls of the earliest / median / latest CTA at each mark, and the gap from a call's last
 // CTA to the next call's release. Shapes: x @ W^T with x (n x K, M-major as the bench's
 // column-major A) and W (rows x K), bf16, D bf16.
-// Build: nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Isrc -Iinclude
-//   --expt-relaxed-constexpr -Xlinker --unresolved-symbols=ignore-all
-//   bench/micro/decode_timeline.cu -o decode_timeline -lcuda
-// (the included file's host functions that call the rest of the library are never called
-// here: their symbols stay unresolved.)
+// Build (linked against the library, whose symbols the included file's host functions call;
+// with those left unresolved the loader refused the binary: "unexpected PLT reloc type 0x00"):
+//   nvcc -O3 -std=c++20 -gencode=arch=compute_90a,code=sm_90a -Isrc -Iinclude
+//   --expt-relaxed-constexpr bench/micro/decode_timeline.cu -o decode_timeline
+//   -Lbuild-device -lgemmkit -lcuda        (add -DDECODE_NO_MARKS for decode_sweep)
+// Run: decode_timeline (marked cases), decode_sweep sweep (stage sizes, depths and the K
+// rotation of every decode-suite shape, unmarked).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "replay_timeline.cuh"
+// Built with -DDECODE_NO_MARKS: no marks (each costs a global read on the critical path, ~1 us
+// a mark under the stream's load), for clean per-call times of the stage sweep.
+#ifdef DECODE_NO_MARKS
+#define GEMMKIT_DECODE_MARK(point)
+#else
 #define GEMMKIT_DECODE_MARK(point) replay_mark(point, (point) <= 2 ? 0u : 32u)
+#endif
 #include "cuda/gemv/decode_rows.cu"
 
 namespace {
@@ -34,7 +43,35 @@ struct Case {
   int n;         // the small side (x's rows)
   long rows, k;  // W
   int split;     // forced S (0: the cut's own)
+  int boxes = 0;   // > 0: W boxes (of 64 K) a stage instead of the library's
+  int stages = 0;  // > 0: ring depth instead of the most that fits
+  int rotate = 1;  // 0: every block starts its K loop at its first stage
 };
+
+// The library's geometry with another stage size or ring depth: the shared-memory layout
+// recomputed as geometry_of lays it out. False when it does not fit.
+bool regeom(Geometry* g, const gpu::Params& p, int boxes, int stages) {
+  if (boxes > 0) g->boxes = boxes;
+  const int ks = g->boxes * kBoxK;
+  const int n = static_cast<int>(p.n);
+  const bool xk = g->x_pitch != n;  // K-major x pads its rows
+  g->x_pitch = xk ? ks + 8 : n;
+  g->x_bytes = align(2 * (xk ? n * g->x_pitch : n * ks), 128);
+  g->kstages = std::max<int64_t>(1, ceil_div(p.k, ks));
+  const int w_stage = g->box_rows * kBoxK * 2 * g->boxes;
+  const int red = kWarps * g->rows16 * (n > 8 ? 16 : 8) * 4;
+  const bool split = g->splits > 1;
+  const int own_red = split ? 0 : red;
+  const int fixed = 1024 + 1024 + own_red + 2 * kMaxStages * 8;
+  const int most = std::min(kMaxStages, (kSmemBudget - fixed) / (w_stage + g->x_bytes));
+  g->stages = stages > 0 ? std::min(stages, most) : most;
+  if (g->stages < 2 || g->kstages < g->splits) return false;
+  g->x_off = g->stages * w_stage + 1024;
+  g->red_off = align(g->x_off + g->stages * g->x_bytes, 16);
+  g->bar_off = align(std::max(g->red_off + own_red, split ? red : 0), 8);
+  g->total = g->bar_off + 2 * g->stages * 8 + 1024;
+  return true;
+}
 
 const char* kPoint[8] = {"entry",       "released",  "copy issued",   "stage arrived",
                          "stages done", "warp sums", "cluster total", "done"};
@@ -62,6 +99,9 @@ int run_case(const Case& c, char* wbuf, std::size_t wbytes_all, void* x, void* d
     p.a = {wbuf + i * wbytes, c.k, 1, 0, true};
     if (i == 0 && (!x_source_of(pr, p.k, &xs) || !geometry_of(p, 1, xs.kmajor, sms, c.split, &g)))
       return std::printf("no geometry\n"), 1;
+    if (i == 0 && (c.boxes > 0 || c.stages > 0) && !regeom(&g, p, c.boxes, c.stages))
+      return std::printf("no geometry for %d boxes, %d stages\n", c.boxes, c.stages), 1;
+    g.rotate = c.rotate;
     const bool ok = g.chunked ? tma::encode_16bit_chunked(&maps[i], p.a.ptr, p.k, p.m, p.k, 1, 0,
                                                           g.rows, g.boxes)
                               : tma::encode_16bit(&maps[i], p.a.ptr, p.k, p.m, p.k, 1, 0, kBoxK,
@@ -72,8 +112,9 @@ int run_case(const Case& c, char* wbuf, std::size_t wbytes_all, void* x, void* d
       static_cast<int>(g.splits > 1 ? g.units * g.splits : std::min<std::int64_t>(g.units, sms));
   std::printf(
       "%2d x %5ld x %5ld (x @ W^T), cut %d rows x %d CTAs a block, %d stages of %d boxes, "
-      "%d CTAs, %d sets:\n",
-      c.n, c.rows, c.k, g.rows, g.splits, g.stages, g.boxes, ctas, sets);
+      "%d CTAs, %d sets%s:\n",
+      c.n, c.rows, c.k, g.rows, g.splits, g.stages, g.boxes, ctas, sets,
+      g.rotate ? "" : ", not rotated");
   const double us = replay_timeline(
       st, calls, ctas,
       [&](cudaStream_t s2, int i) {
@@ -89,7 +130,8 @@ int run_case(const Case& c, char* wbuf, std::size_t wbytes_all, void* x, void* d
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const bool sweep = argc > 1 && std::string(argv[1]) == "sweep";
   cudaStream_t st;
   cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking);
   const std::size_t big = std::size_t{1} << 30;
@@ -106,10 +148,25 @@ int main() {
   cudaFree(dst);
   const Case cases[] = {{16, 4096, 4096, 0},
                         {16, 4096, 4096, 1},
+                        {16, 4096, 4096, 0, 2},     // 16 KiB stages
+                        {16, 4096, 4096, 0, 8},     // 64 KiB stages
+                        {16, 4096, 4096, 0, 4, 3},  // 32 KiB, 3 deep
+                        {16, 4096, 4096, 4},
                         {4, 4096, 4096, 0},
                         {16, 14336, 4096, 0},
                         {16, 4096, 14336, 0}};
+  // The sweep: stage sizes (W boxes of 64 K) and ring depths on the decode suite's shapes.
+  std::vector<Case> swept;
+  const int shapes[][3] = {{16, 4096, 4096}, {8, 4096, 4096}, {4, 4096, 4096},
+                           {16, 14336, 4096}, {4, 14336, 4096}, {16, 4096, 14336}};
+  const int geoms[][2] = {{0, 0}, {4, 3}, {8, 2}};
+  for (const auto& sh : shapes)
+    for (const auto& ge : geoms)
+      for (int rot = 1; rot >= 0; --rot) swept.push_back({sh[0], sh[1], sh[2], 0, ge[0], ge[1], rot});
   int rc = 0;
-  for (const Case& c : cases) rc |= run_case(c, wbuf, big, x, d, st, copy);
+  if (sweep)
+    for (const Case& c : swept) rc |= run_case(c, wbuf, big, x, d, st, copy);
+  else
+    for (const Case& c : cases) rc |= run_case(c, wbuf, big, x, d, st, copy);
   return rc;
 }

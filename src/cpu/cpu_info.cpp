@@ -52,9 +52,10 @@ int choose_threads(int opt_threads, double flops) {
   // against 105. (The earlier 30 MFLOP came from runs where an OpenBLAS worker still spun on
   // the second vCPU.) Since each thread of a team owns its share of the streamed groups,
   // 128^3 f32 on 2 threads ran 38.9-48.6 us against 46.8-48.7 on one (four alternated rounds,
-  // AVX2 capped, OpenBLAS on 2 threads 30.7-52.3 us), so a second thread from 4 MFLOP (2 a
-  // thread).
-  const double per_thread = 2e6;
+  // AVX2 capped, OpenBLAS on 2 threads 30.7-52.3 us), but 46.8-58.7 against 49.2-54.1 in a
+  // later session, and on a 2-vCPU Xeon (AVX2 capped) 63.8-76.1 us on 2 threads against
+  // 57.7-58.5 on one (OpenBLAS on 2: 54.1-56.4): the second thread from 8 MFLOP (4 a thread).
+  const double per_thread = 4e6;
   const int by_work = static_cast<int>(std::max(1.0, flops / per_thread));
   return std::max(1, std::min(nt, by_work));
 }

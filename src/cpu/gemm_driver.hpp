@@ -162,10 +162,19 @@ struct Driver {
       return 1;
   }();
   static std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
-  // B micro-panels packed together when they stream past a single A block: at most 8 (8 x 16
-  // floats of each K step's source line in one run), and about 96 KiB of them (see `group`).
-  static constexpr std::int64_t kStreamPanels = 8;
-  static constexpr std::int64_t kStreamBytes = 96 * 1024;
+  // B micro-panels packed together when they stream past a single A block: at most 32, and
+  // about stream_bytes() of them (see `group`).
+  static constexpr std::int64_t kStreamPanels = 32;
+  // The packed panels of a streamed group share the L2 with the A block and the source lines
+  // of the next group, fetched meanwhile (pack_ahead.hpp). 4096 x 64 x 4096, AVX2 capped, 1 / 2
+  // threads: the AMD EPYC VM (1 MiB L2), 8 panels (295 KB) against 2 (72 KB): 21.5 / 11.7 ms against
+  // 19.2 / 9.9; Xeon with 2 MiB of L2 (f32, 24-wide panels, KC 376), 96 / 192 / 288 / 384 /
+  // 512 / 768 KiB: 31.3 / 29.6 / 28.9 / 27.2-27.7 / 28.8 / 30.7 ms on one thread (OpenBLAS
+  // 26.1), f64 66.6 / 59.9 / 57.2 / 56.3-56.5 / 58.8 / 63.9 (53.4).
+  static std::int64_t stream_bytes() {
+    const std::int64_t l2 = cpu_info().l2_bytes;
+    return l2 >= (std::int64_t{2} << 20) ? l2 * 3 / 16 : 96 * 1024;
+  }
   // Where the running sum lives between K blocks: in D itself (base == nullptr), or, when D is
   // stored narrower than T (bf16 / fp16), in a T (M, N) buffer with N's stride 1 that only the
   // last K block reads and narrows into D, so that the result is rounded once.
@@ -219,24 +228,22 @@ struct Driver {
     const bool split_cols = nt > 1 && !shared_b && panels_n >= nt;
     const std::int64_t cols = split_cols ? (panels_n + nt - 1) / nt * NR : panels_n * NR;
     const std::int64_t NC = std::min(round_up(bs.nc, NR), cols);
-    // Per thread: the A block, then the B block (or kStreamPanels micro-panels) at a 64-byte
+    // B micro-panels a streamed ticket covers: about stream_bytes() of packed panels, and where
+    // a team streams, at least four tickets a thread (a 256^3 call had two, one a thread, so a
+    // thread that woke late ran its half after the other had finished).
+    const std::int64_t by_bytes =
+        std::max<std::int64_t>(1, stream_bytes() / (NR * KC * std::int64_t{sizeof(T)}));
+    const std::int64_t group = std::clamp<std::int64_t>(
+        std::min(by_bytes, nt == 1 ? kStreamPanels : panels_n / (4 * nt)), 1, kStreamPanels);
+    // Per thread: the A block, then the B block (or a group of micro-panels) at a 64-byte
     // boundary.
     const std::int64_t b_at = round_up(MC * KC, 64);
-    const std::int64_t b_own = shared_b ? 0 : (n_ic == 1 ? kStreamPanels * NR : NC) * KC;
+    const std::int64_t b_own = shared_b ? 0 : (n_ic == 1 ? group * NR : NC) * KC;
     const std::size_t bytes = sizeof(T) * (b_at + b_own);
     for (int t = 0; t < nt; ++t) ws.a[t].get(bytes);
     const std::int64_t b_shared = round_up(NC * KC, 64);
     T* shared = shared_b ? static_cast<T*>(ws.b.get(sizeof(T) * 2 * b_shared)) : nullptr;
     TeamBarrier meet(nt);  // the team's barrier, met awake
-    // B micro-panels a streamed ticket covers: about kStreamBytes of packed panels, and where a
-    // team streams, at least four tickets a thread (a 256^3 call had two, one a thread, so a
-    // thread that woke late ran its half after the other had finished). 4096 x 64 x 4096 f32
-    // (24-wide panels), 8 panels (295 KB) against 2: 21.5 / 11.7 ms on 1 / 2 threads against
-    // 19.2 / 9.9.
-    const std::int64_t by_bytes =
-        std::max<std::int64_t>(1, kStreamBytes / (NR * KC * std::int64_t{sizeof(T)}));
-    const std::int64_t group = std::clamp<std::int64_t>(
-        std::min(by_bytes, nt == 1 ? kStreamPanels : panels_n / (4 * nt)), 1, kStreamPanels);
     Sum sum;
     if (p.d_as != Stored::Native && p.k > KC) {
       sum.base = static_cast<T*>(ws.sum.get(sizeof(T) * p.m * p.n));
@@ -251,7 +258,7 @@ struct Driver {
     auto stream_block = [&](int tid, std::int64_t i0, std::int64_t mc, std::int64_t q0,
                             std::int64_t q1, OrderedTickets& deal, int team) {
       T* pa = static_cast<T*>(ws.a[tid].get(bytes));
-      T* panels = pa + b_at;  // (KC, kStreamPanels * NR), aligned for the kernel's loads
+      T* panels = pa + b_at;  // (KC, group * NR), aligned for the kernel's loads
       // Ticket t: K block [p0, p0 + kc) against columns [j0, j0 + nc), its g micro-panels.
       auto work = [&](std::int64_t t) {
         const std::int64_t p0 = t / deal.width() * KC;

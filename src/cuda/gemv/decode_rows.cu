@@ -86,6 +86,7 @@ struct Geometry {
   int64_t units;   // row blocks over the batch
   int64_t kstages; // stages of one row block: ceil(K / KS)
   int splits;      // S: CTAs (one cluster) sharing a row block, each over 1/S of K's stages
+  int rotate;      // 1: block u starts its K loop at its stage u mod (its stages); 0: at its first
   // Shared-memory offsets (bytes from the 1024-aligned base).
   int w_off, x_off, red_off, bar_off, total;
 };
@@ -131,7 +132,7 @@ __device__ __forceinline__ void produce(const Params& p, const CUtensorMap& w_ma
     const int64_t l = u / g.nrb, row0 = u % g.nrb * g.rows;
     const unsigned char* xl = x.base + l * x.batch_stride * 2;
     for (int64_t i = 0; i < nst; ++i) {
-      const int64_t k0 = (st0 + (i + u) % nst) * ks;  // blocks start apart in K (see below)
+      const int64_t k0 = (st0 + (i + u * g.rotate) % nst) * ks;  // blocks start apart in K
       const int kc = static_cast<int>(std::min<int64_t>(ks, p.k - k0));  // K of this stage
       const int nbox = (kc + kBoxK - 1) / kBoxK;
       const uint32_t x_row = static_cast<uint32_t>(kc) * 2;
@@ -232,7 +233,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int64_t l = u / g.nrb, row0 = u % g.nrb * g.rows;
     float acc[kMaxMt][NT][4] = {};
     for (int64_t i = 0; p.read_ab && i < nst; ++i) {
-      const int64_t k_left = p.k - (st0 + (i + u) % nst) * ks;  // valid K of the stage
+      const int64_t k_left = p.k - (st0 + (i + u * g.rotate) % nst) * ks;  // valid K of the stage
       ptx::mbarrier_wait(&full[s], phase);
       GEMMKIT_DECODE_MARK(3);  // a stage arrived (the first)
       const uint32_t wbase = ptx::smem_addr(base + g.w_off + s * w_stage);
@@ -395,6 +396,7 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, G
   const Cut cut = cut_of(p.m, batch, p.read_ab ? p.k : 0, std::max(sms, 1), p.read_ab ? forced : 1);
   g.rows = cut.rows;
   g.splits = cut.splits;
+  g.rotate = 1;
   g.rows16 = align(g.rows, 16);
   // ~32 KiB of W a stage, in one TMA copy where K allows (a 3-D map). Measured on the H200
   // (16 x 4096 x 4096, 32 rows a CTA): stages of 8 / 16 / 32 KiB took 22.9 / 18.9 / 17.2 us;
