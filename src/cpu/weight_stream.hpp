@@ -2,7 +2,7 @@
 // with W integer (i8, or i4 two a byte) or fp4 (e2m1 two a byte, MX scales) and K-contiguous (the
 // layout of a linear layer's weight [N, K] row-major taken transposed). The point is bytes: W is
 // streamed once, at 1 or 1/2 byte an element, and dequantized on the fly into an L1 buffer, never
-// packed as f32. An f32 W (Weights::F32, the AVX2 sgemm's M = 2..16) is read in place instead:
+// packed as f32. An f32 W (Weights::F32, the SIMD sgemm's M = 2..16) is read in place instead:
 // whole blocks of CN columns straight from B, only a block past N's edge copied into the buffer:
 //   mainloop   columns in blocks of CN = 4; for each K chunk (512): the 4 columns' weights
 //              dequantized into wbuf ((q - z) * s per group, four contiguous runs), then the

@@ -1,7 +1,8 @@
-// The AVX2 sgemm's streaming path for few rows (weight_stream.hpp, Weights::F32): which shapes
-// take it, and every one of them against the fp64 reference: M = 2..16 (2, then 1 row at a
-// time), N around the block of 4 columns (the last block copied, the others read in place),
-// K over one and several chunks of 512, both K-contiguous layouts of op(B), alpha, beta, 1 and 2
+// The SIMD sgemms' streaming path for few rows (weight_stream.hpp, Weights::F32): which shapes
+// take it, and every one of them against the fp64 reference, through the AVX2 and the AVX-512
+// kernel (each where the CPU has it): M = 2..16 (AVX-512: 4 rows at a time, AVX2: 2, then 1),
+// N around the block of 4 columns (the last block copied, the others read in place), K over
+// one and several chunks of 512, both K-contiguous layouts of op(B), alpha, beta, 1 and 2
 // threads.
 #include <gtest/gtest.h>
 
@@ -38,11 +39,13 @@ TEST(CpuF32Stream, WhichShapes) {
   EXPECT_FALSE(cpu::f32_stream_applies(f64));
 }
 
-TEST(CpuF32Stream, EveryRowCountAgainstTheReference) {
-  const char* kernel = "cpu.sgemm_avx2_6x16";
+class CpuF32StreamRows : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CpuF32StreamRows, EveryRowCountAgainstTheReference) {
+  const char* kernel = GetParam();
   const dispatch::KernelInfo* k = dispatch::registry().find(kernel);
   ASSERT_NE(k, nullptr);
-  if (!k->can_implement(f32_desc(4, 8, 32, true, 0))) GTEST_SKIP() << "no AVX2 on this CPU";
+  if (!k->can_implement(f32_desc(4, 8, 32, true, 0))) GTEST_SKIP() << kernel << ": not on this CPU";
   const std::uint64_t seed = test::test_seed();
   int i = 0, failures = 0;
   for (std::int64_t m = 2; m <= 16; ++m)
@@ -60,6 +63,10 @@ TEST(CpuF32Stream, EveryRowCountAgainstTheReference) {
       }
   EXPECT_EQ(failures, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Isas, CpuF32StreamRows,
+                         ::testing::Values("cpu.sgemm_avx2_6x16", "cpu.sgemm_avx512_8x32"),
+                         [](const auto& info) { return std::string(info.param).substr(10); });
 
 }  // namespace
 }  // namespace gemmkit
