@@ -48,31 +48,6 @@ struct Case {
   int rotate = 1;  // 0: every block starts its K loop at its first stage
 };
 
-// The library's geometry with another stage size or ring depth: the shared-memory layout
-// recomputed as geometry_of lays it out. False when it does not fit.
-bool regeom(Geometry* g, const gpu::Params& p, int boxes, int stages) {
-  if (boxes > 0) g->boxes = boxes;
-  const int ks = g->boxes * kBoxK;
-  const int n = static_cast<int>(p.n);
-  const bool xk = g->x_pitch != n;  // K-major x pads its rows
-  g->x_pitch = xk ? ks + 8 : n;
-  g->x_bytes = align(2 * (xk ? n * g->x_pitch : n * ks), 128);
-  g->kstages = std::max<int64_t>(1, ceil_div(p.k, ks));
-  const int w_stage = g->box_rows * kBoxK * 2 * g->boxes;
-  const int red = kWarps * g->rows16 * (n > 8 ? 16 : 8) * 4;
-  const bool split = g->splits > 1;
-  const int own_red = split ? 0 : red;
-  const int fixed = 1024 + 1024 + own_red + 2 * kMaxStages * 8;
-  const int most = std::min(kMaxStages, (kSmemBudget - fixed) / (w_stage + g->x_bytes));
-  g->stages = stages > 0 ? std::min(stages, most) : most;
-  if (g->stages < 2 || g->kstages < g->splits) return false;
-  g->x_off = g->stages * w_stage + 1024;
-  g->red_off = align(g->x_off + g->stages * g->x_bytes, 16);
-  g->bar_off = align(std::max(g->red_off + own_red, split ? red : 0), 8);
-  g->total = g->bar_off + 2 * g->stages * 8 + 1024;
-  return true;
-}
-
 const char* kPoint[8] = {"entry",       "released",  "copy issued",   "stage arrived",
                          "stages done", "warp sums", "cluster total", "done"};
 
@@ -99,8 +74,11 @@ int run_case(const Case& c, char* wbuf, std::size_t wbytes_all, void* x, void* d
     p.a = {wbuf + i * wbytes, c.k, 1, 0, true};
     if (i == 0 && (!x_source_of(pr, p.k, &xs) || !geometry_of(p, 1, xs.kmajor, sms, c.split, &g)))
       return std::printf("no geometry\n"), 1;
-    if (i == 0 && (c.boxes > 0 || c.stages > 0) && !regeom(&g, p, c.boxes, c.stages))
-      return std::printf("no geometry for %d boxes, %d stages\n", c.boxes, c.stages), 1;
+    if (i == 0 && (c.boxes > 0 || c.stages > 0)) {  // another ring, laid out as the library's
+      if (c.boxes > 0) g.boxes = c.boxes;
+      if (!lay_out_ring(p, xs.kmajor, c.stages > 0 ? c.stages : kMaxStages, &g))
+        return std::printf("no geometry for %d boxes, %d stages\n", c.boxes, c.stages), 1;
+    }
     g.rotate = c.rotate;
     const bool ok = g.chunked ? tma::encode_16bit_chunked(&maps[i], p.a.ptr, p.k, p.m, p.k, 1, 0,
                                                           g.rows, g.boxes)

@@ -389,6 +389,33 @@ Cut cut_of(int64_t m, int64_t batch, int64_t k, int sms, int forced) {
   return best;
 }
 
+// The ring of a cut whose stage size (g->boxes) is set: x's stage buffer, the stage count
+// (the most that fit, at most max_stages) and the shared-memory offsets. False when the shared
+// memory cannot hold two stages.
+bool lay_out_ring(const Params& p, bool xk, int max_stages, Geometry* g) {
+  const int ks = g->boxes * kBoxK;
+  const int n = static_cast<int>(p.n);
+  g->x_pitch = xk ? ks + 8 : n;  // K-major rows padded by 16 bytes: conflict-free pair reads
+  g->x_bytes = align(2 * (xk ? n * g->x_pitch : n * ks), 128);
+  g->kstages = std::max<int64_t>(1, ceil_div(p.k, ks));
+  const int w_stage = g->box_rows * kBoxK * 2 * g->boxes;
+  const int cols = n > 8 ? 16 : 8;
+  const int red = kWarps * g->rows16 * cols * 4;
+  // A split (one unit a CTA): the sums reuse the stage ring (more stages).
+  const bool split = g->splits > 1;
+  const int own_red = split ? 0 : red;
+  const int fixed =
+      1024 /* alignment */ + 1024 /* rows past a chunk */ + own_red + 2 * kMaxStages * 8;
+  g->stages = std::min({max_stages, kMaxStages, (kSmemBudget - fixed) / (w_stage + g->x_bytes)});
+  if (g->stages < 2 || g->kstages < g->splits) return false;
+  g->w_off = 0;
+  g->x_off = g->stages * w_stage + 1024;
+  g->red_off = align(g->x_off + g->stages * g->x_bytes, 16);
+  g->bar_off = align(std::max(g->red_off + own_red, split ? red : 0), 8);  // past the sums
+  g->total = g->bar_off + 2 * g->stages * 8 + 1024;
+  return true;
+}
+
 // The geometry of a problem with the small side n (<= kMaxDecode) on `sms` SMs; false when the
 // shared memory cannot hold two stages.
 bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, Geometry* out) {
@@ -405,28 +432,9 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, G
   g.boxes = decode_rows_stage_boxes(g.rows, xk);
   g.chunked = p.k % kBoxK == 0;
   g.box_rows = g.chunked ? g.rows : g.rows16;
-  const int ks = g.boxes * kBoxK;
-  const int n = static_cast<int>(p.n);
-  g.x_pitch = xk ? ks + 8 : n;  // K-major rows padded by 16 bytes: conflict-free pair reads
-  g.x_bytes = align(2 * (xk ? n * g.x_pitch : n * ks), 128);
   g.nrb = ceil_div(p.m, g.rows);
   g.units = g.nrb * batch;
-  g.kstages = std::max<int64_t>(1, ceil_div(p.k, ks));
-  const int w_stage = g.box_rows * kBoxK * 2 * g.boxes;
-  const int cols = n > 8 ? 16 : 8;
-  const int red = kWarps * g.rows16 * cols * 4;
-  // A split (one unit a CTA): the sums reuse the stage ring (more stages).
-  const bool split = g.splits > 1;
-  const int own_red = split ? 0 : red;
-  const int fixed =
-      1024 /* alignment */ + 1024 /* rows past a chunk */ + own_red + 2 * kMaxStages * 8;
-  g.stages = std::min(kMaxStages, (kSmemBudget - fixed) / (w_stage + g.x_bytes));
-  if (g.stages < 2 || g.kstages < g.splits) return false;
-  g.w_off = 0;
-  g.x_off = g.stages * w_stage + 1024;
-  g.red_off = align(g.x_off + g.stages * g.x_bytes, 16);
-  g.bar_off = align(std::max(g.red_off + own_red, split ? red : 0), 8);  // past the sums
-  g.total = g.bar_off + 2 * g.stages * 8 + 1024;
+  if (!lay_out_ring(p, xk, kMaxStages, &g)) return false;
   *out = g;
   return true;
 }
