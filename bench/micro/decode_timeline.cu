@@ -14,10 +14,13 @@
 //   --expt-relaxed-constexpr bench/micro/decode_timeline.cu -o decode_timeline
 //   -Lbuild-device -lgemmkit -lcuda        (add -DDECODE_NO_MARKS for decode_sweep)
 // Run: decode_timeline (marked cases), decode_sweep sweep (stage sizes, depths and the K
-// rotation of every decode-suite shape, unmarked).
+// rotation of every decode-suite shape, unmarked), decode_sweep core (two shapes, two rings),
+// decode_sweep cuts (rows a block x CTAs a block x ring depth, the team sized as the library
+// sizes it, on the decode suite's 16-row shapes and 4 / 8 x 4096 x 4096).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -40,12 +43,13 @@ using namespace gemmkit;
 using namespace gemmkit::gemv;
 
 struct Case {
-  int n;         // the small side (x's rows)
-  long rows, k;  // W
-  int split;     // forced S (0: the cut's own)
-  int boxes = 0;   // > 0: W boxes (of 64 K) a stage instead of the library's
-  int stages = 0;  // > 0: ring depth instead of the most that fits
-  int rotate = 1;  // 0: every block starts its K loop at its first stage
+  int n;             // the small side (x's rows)
+  long rows, k;      // W
+  int split;         // forced S (0: the cut's own)
+  int boxes = 0;     // > 0: W boxes (of 64 K) a stage instead of the library's
+  int stages = 0;    // > 0: ring depth instead of the most that fits
+  int rotate = 1;    // 0: every block starts its K loop at its first stage
+  int cut_rows = 0;  // > 0: R rows a block (with `split` CTAs a block) instead of the cut's
 };
 
 const char* kPoint[8] = {"entry",       "released",  "copy issued",   "stage arrived",
@@ -74,7 +78,16 @@ int run_case(const Case& c, char* wbuf, std::size_t wbytes_all, void* x, void* d
     p.a = {wbuf + i * wbytes, c.k, 1, 0, true};
     if (i == 0 && (!x_source_of(pr, p.k, &xs) || !geometry_of(p, 1, xs.kmajor, sms, c.split, &g)))
       return std::printf("no geometry\n"), 1;
-    if (i == 0 && (c.boxes > 0 || c.stages > 0)) {  // another ring, laid out as the library's
+    if (i == 0 && c.cut_rows > 0) {  // another cut, its stages sized as the library's
+      g.rows = c.cut_rows;
+      g.splits = std::max(1, c.split);
+      g.rows16 = align(g.rows, 16);
+      g.boxes = decode_rows_stage_boxes(g.rows, xs.kmajor);
+      g.box_rows = g.chunked ? g.rows : g.rows16;
+      g.nrb = ceil_div(p.m, g.rows);
+      g.units = g.nrb;
+    }
+    if (i == 0 && (c.boxes > 0 || c.stages > 0 || c.cut_rows > 0)) {  // another ring
       if (c.boxes > 0) g.boxes = c.boxes;
       if (!lay_out_ring(p, xs.kmajor, c.stages > 0 ? c.stages : kMaxStages, &g))
         return std::printf("no geometry for %d boxes, %d stages\n", c.boxes, c.stages), 1;
@@ -124,25 +137,54 @@ int main(int argc, char** argv) {
   const double copy = copy_bandwidth(st, wbuf, dst, big);
   std::printf("copy 1 GiB: %.1f GB/s\n", copy / 1e9);
   cudaFree(dst);
-  const Case cases[] = {{16, 4096, 4096, 0},
-                        {16, 4096, 4096, 1},
-                        {16, 4096, 4096, 0, 2},     // 16 KiB stages
-                        {16, 4096, 4096, 0, 8},     // 64 KiB stages
-                        {16, 4096, 4096, 0, 4, 3},  // 32 KiB, 3 deep
-                        {16, 4096, 4096, 4},
-                        {4, 4096, 4096, 0},
-                        {16, 14336, 4096, 0},
-                        {16, 4096, 14336, 0}};
+  const Case cases[] = {
+      {16, 4096, 4096, 0},
+      {16, 4096, 4096, 1},
+      {16, 4096, 4096, 0, 2},     // 16 KiB stages
+      {16, 4096, 4096, 0, 8},     // 64 KiB stages
+      {16, 4096, 4096, 0, 4, 3},  // 32 KiB, 3 deep
+      {16, 4096, 4096, 4},
+      {4, 4096, 4096, 0},
+      {16, 14336, 4096, 0},
+      {16, 4096, 14336, 0},
+  };
   // The sweep: stage sizes (W boxes of 64 K) and ring depths on the decode suite's shapes.
   std::vector<Case> swept;
-  const int shapes[][3] = {{16, 4096, 4096}, {8, 4096, 4096}, {4, 4096, 4096},
+  const int shapes[][3] = {{16, 4096, 4096},  {8, 4096, 4096},  {4, 4096, 4096},
                            {16, 14336, 4096}, {4, 14336, 4096}, {16, 4096, 14336}};
   const int geoms[][2] = {{0, 0}, {4, 3}, {8, 2}};
   for (const auto& sh : shapes)
     for (const auto& ge : geoms)
-      for (int rot = 1; rot >= 0; --rot) swept.push_back({sh[0], sh[1], sh[2], 0, ge[0], ge[1], rot});
+      for (int rot = 1; rot >= 0; --rot)
+        swept.push_back({sh[0], sh[1], sh[2], 0, ge[0], ge[1], rot});
+  // The core: two shapes, the library's ring and 3 x 32 KiB.
+  const bool core = argc > 1 && std::string(argv[1]) == "core";
+  if (core) {
+    swept.clear();
+    for (const int m : {16, 4})
+      for (const auto& ge : {std::array<int, 2>{0, 0}, std::array<int, 2>{4, 3}})
+        swept.push_back({m, 4096, 4096, 0, ge[0], ge[1], 1});
+  }
+  // The cuts: R rows a block and S CTAs a block, ring depths.
+  const bool cuts = argc > 1 && std::string(argv[1]) == "cuts";
+  if (cuts) {
+    swept.clear();
+    const int cut[][2] = {{24, 1}, {32, 1}, {40, 1}, {64, 1}, {32, 2}, {64, 2}, {72, 2}};
+    const int shapes[][3] = {{16, 4096, 4096},  {8, 4096, 4096},  {4, 4096, 4096},
+                             {16, 4096, 14336}, {16, 2112, 7168}, {16, 7168, 2048}};
+    for (const auto& sh : shapes) {
+      swept.push_back({sh[0], sh[1], sh[2], 0});  // the library's
+      for (const auto& ct : cut)
+        for (const int st : {2, 3, 4, 0}) {
+          if (ct[0] > 32 && st != 0 && st != 3) continue;
+          Case c{sh[0], sh[1], sh[2], ct[1], 0, st, 1};
+          c.cut_rows = ct[0];
+          swept.push_back(c);
+        }
+    }
+  }
   int rc = 0;
-  if (sweep)
+  if (sweep || core || cuts)
     for (const Case& c : swept) rc |= run_case(c, wbuf, big, x, d, st, copy);
   else
     for (const Case& c : cases) rc |= run_case(c, wbuf, big, x, d, st, copy);

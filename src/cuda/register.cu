@@ -242,7 +242,8 @@ void register_cuda_kernels(Registry& r) {
                  .rows_per_sm = true},
       .note = "row blocks of the weight (rows sized to fill the SMs), each a CTA over the full "
               "K or a cluster of 2-4 CTAs over shares of K (sums added through shared memory), "
-              "TMA ring of (rows, 64) boxes, mma.sync",
+              "TMA ring of (rows, 64) boxes, mma.sync by 8 consumer warps (16 for blocks of up "
+              "to 32 rows; threads lists the 8-warp team's)",
       .priority = 70,
       .can_implement = [](const GemmDesc& d) { return gemv::decode_rows_can_implement(d); },
       .run = [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {

@@ -439,13 +439,27 @@ TEST_P(CudaKernel, SplitK) {
     EXPECT_NE(s.message.find("Options::split_k"), std::string::npos) << s.message;
     EXPECT_TRUE(d == hc.d) << r.kernel << " split " << split << ": D changed by a refused call";
   }
-  for (int split : {7, 16}) {
+  // Repeatable bits, the same in gemmkit's pooled workspace and in a caller's; 2 to 64 pieces
+  // (the reduction's thread groups differ with the count; 64 only where the tiles leave room).
+  for (int split : {2, 7, 16, 64}) {
     const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .split_k = split};
     const Case c{
         .m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32, .beta = 0.5};
+    const std::string what = std::string(r.kernel) + " split-K " + std::to_string(split);
     bench::HostCase hc = bench::HostCase::make(make_desc(c), c.alpha, c.beta, 1150);
-    std::vector<std::uint8_t> first;
-    runs_repeatably(hc, opt, first, std::string(r.kernel) + " split-K " + std::to_string(split));
+    const std::size_t bytes = workspace_size(hc.desc, opt);
+    if (split == 64 && bytes == 0) continue;
+    std::vector<std::uint8_t> pooled, own;
+    if (!runs_repeatably(hc, opt, pooled, what)) continue;
+    void* ws = nullptr;
+    std::string err;
+    ASSERT_TRUE(bench::device_alloc(&ws, bytes, &err)) << err;
+    Options with_ws = opt;
+    with_ws.workspace = ws;
+    with_ws.workspace_bytes = bytes;
+    runs_repeatably(hc, with_ws, own, what + " (caller's workspace)");
+    EXPECT_TRUE(own == pooled) << what << ": a caller's workspace gives other bits than the pool";
+    bench::device_free(ws);
   }
 }
 
@@ -723,7 +737,7 @@ TEST(CudaDecodeKernel, BetaZeroNeverReadsCAndRepeats) {
 constexpr const char* kRows = "cuda.decode_rows_mma";
 
 // Whether the row-block kernel takes the problem: the weight's rows K-contiguous, a cut of at
-// least 24 rows a block (48 when K > 8192 and K is not split), x K-contiguous (rows on 16
+// least 24 rows a block (not 33-47 when K > 8192 and K is not split), x K-contiguous (rows on 16
 // bytes) or packed M-major, K a multiple of 8.
 bool takes(const GemmDesc& desc) {
   const GemmDesc d = with_default_lds(desc);
@@ -731,7 +745,8 @@ bool takes(const GemmDesc& desc) {
   const bool small_m = d.m <= d.n;
   const bool w_kcontig = small_m ? v.b.row == 1 : v.a.col == 1;
   const gemv::DecodeRowsCut cut = gemv::decode_rows_cut(d);
-  if (!w_kcontig || cut.rows < 24 || (cut.splits == 1 && d.k > 8192 && cut.rows < 48))
+  if (!w_kcontig || cut.rows < 24 ||
+      (cut.splits == 1 && d.k > 8192 && cut.rows > 32 && cut.rows < 48))
     return false;
   const std::int64_t small = small_m ? d.m : d.n;
   // x as (small, k): op(A) rows when M is small, op(B) columns when N is.
@@ -839,8 +854,8 @@ TEST(CudaDecodeRows, RefusesWhatItCannotCopy) {
                   .ok());
 }
 
-// The cut fills the SMs in one wave; 4096 rows over K = 4096 take blocks of more than 32
-// rows split over a cluster (unsplit, 32 rows a CTA stream at ~18 GB/s an SM).
+// The cut fills the SMs in one wave; 4096 rows over K = 4096 take blocks of 32 rows unsplit
+// (the 16-warp team of the row-block kernel).
 TEST(CudaDecodeRows, CutsFillTheSmsInOneWave) {
   for (std::int64_t rows : {1000, 2112, 4096, 7168, 14336, 28672})
     for (std::int64_t k : {1024, 2048, 4096, 14336}) {
@@ -859,8 +874,8 @@ TEST(CudaDecodeRows, CutsFillTheSmsInOneWave) {
     }
   const gemv::DecodeRowsCut c4096 =
       gemv::decode_rows_cut(make_desc(Case{.m = 16, .n = 4096, .k = 4096}));
-  EXPECT_GT(c4096.splits, 1);
-  EXPECT_GT(c4096.rows, 32);
+  EXPECT_EQ(c4096.splits, 1);
+  EXPECT_EQ(c4096.rows, 32);
 }
 
 // Splits of 1 to 4 forced (Options::split_k) on the shapes decode serves: right against

@@ -6,8 +6,8 @@
 //
 // The cut (cut_of): R a multiple of 8 (<= 128) and S in 1..4 for the least work on the busiest
 // CTA, a split only in one wave of clusters unless forced by Options::split_k (then clusters
-// come in waves, each CTA still one block). H200, 132 SMs: 4096 rows in 64 blocks of 64, 2 CTAs
-// each; 14336 in 128 of 112, unsplit; 2112 in 30 of 72, 4 CTAs each.
+// come in waves, each CTA still one block). 132 SMs (H100, H200): 4096 rows in 128 blocks of
+// 32, unsplit; 14336 in 128 of 112, unsplit; 2112 in 66 of 32, 2 CTAs each.
 // The CTAs launch with programmatic dependent launch: the launch and the barrier set-up
 // overlap the previous kernel in the stream, and nothing in global memory is touched before it
 // has finished.
@@ -17,11 +17,11 @@
 // fewer, larger stages measured faster, the cost is per stage) and x's KS columns (bulk
 // copies of whole rows of x, or one copy of a packed M-major x).
 //
-// Consumers: 8 warps share a stage's k16 steps, each step an ldmatrix of W (16 rows) and an
-// mma.sync m16n8k16 per 8 columns of x; x's fragments are read from shared memory element by
-// element (masked past K and past the small side, so stale shared memory never reaches a
-// sum). At the end of a row block the warps' sums meet in shared memory and are added in warp
-// order (the bits do not depend on timing), then alpha, beta and C as everywhere.
+// Consumers: 8 warps (16 for blocks of up to 32 rows) share a stage's k16 steps, each step an
+// ldmatrix of W (16 rows) and an mma.sync m16n8k16 per 8 columns of x; x's fragments are read from
+// shared memory element by element (masked past K and past the small side, so stale shared memory
+// never reaches a sum). At the end of a row block the warps' sums meet in shared memory and are
+// added in warp order (the bits do not depend on timing), then alpha, beta and C as everywhere.
 //
 // Row block u starts its K loop at stage u mod (its stages) and wraps around: the CTAs would
 // otherwise all copy the same columns of x at the same moment, every SM asking the same L2
@@ -62,11 +62,17 @@ using std::int64_t;
 using std::uint32_t;
 using std::uint64_t;
 
-constexpr int kWarps = 8;  // consumers
-constexpr int kThreads = 32 * (1 + kWarps);
-constexpr int kMaxRows = 128;    // R: at most 8 m16 tiles of accumulators a warp
-constexpr int kMaxMt = kMaxRows / 16;
-constexpr int kBoxK = 64;        // one 128-byte swizzle row of 16-bit elements
+// The consumer team: 8 warps with accumulators for up to 128 rows (8 m16 tiles), or, for
+// blocks of up to 32 rows, 16 warps with accumulators for 2 m16 tiles (each stage's k16 steps
+// shared by twice the warps; the accumulators of 8 tiles would not fit their registers).
+constexpr int kWideWarps = 8;
+constexpr int kNarrowWarps = 16;
+constexpr int kNarrowRows = 32;
+constexpr int max_tiles(int warps) { return warps == kNarrowWarps ? kNarrowRows / 16 : 8; }
+constexpr int threads_of(int warps) { return 32 * (1 + warps); }
+constexpr int kMaxRows = 128;  // R: at most 8 m16 tiles of accumulators a warp
+constexpr int kNarrowStages = 3;
+constexpr int kBoxK = 64;  // one 128-byte swizzle row of 16-bit elements
 constexpr int kMaxStages = 16;
 constexpr int kMinRows = 24;
 constexpr int kMaxSplits = 4;  // CTAs of a cluster sharing a row block's K
@@ -74,19 +80,20 @@ constexpr int kSmemBudget = 227 * 1024;
 
 // The launch's geometry, computed on the host (geometry_of) and passed by value.
 struct Geometry {
-  int rows;        // R: W rows of a block (multiple of 8)
-  int rows16;      // R rounded up to 16: the rows of the m16 tiles
-  int box_rows;    // rows a box occupies in shared memory (rows16, or R when chunked)
-  int chunked;     // 1: one TMA copy a stage (a 3-D map: (64 K, R rows, boxes chunks))
-  int boxes;       // j: W boxes (of 64 K) a stage
-  int stages;      // S
-  int x_pitch;     // elements between x's rows (K-major) or its k rows (M-major) in a stage
-  int x_bytes;     // bytes of a stage's x buffer
-  int64_t nrb;     // row blocks of one batch entry
-  int64_t units;   // row blocks over the batch
-  int64_t kstages; // stages of one row block: ceil(K / KS)
-  int splits;      // S: CTAs (one cluster) sharing a row block, each over 1/S of K's stages
-  int rotate;      // 1: block u starts its K loop at its stage u mod (its stages); 0: at its first
+  int rows;         // R: W rows of a block (multiple of 8)
+  int rows16;       // R rounded up to 16: the rows of the m16 tiles
+  int box_rows;     // rows a box occupies in shared memory (rows16, or R when chunked)
+  int chunked;      // 1: one TMA copy a stage (a 3-D map: (64 K, R rows, boxes chunks))
+  int boxes;        // j: W boxes (of 64 K) a stage
+  int stages;       // S
+  int x_pitch;      // elements between x's rows (K-major) or its k rows (M-major) in a stage
+  int x_bytes;      // bytes of a stage's x buffer
+  int64_t nrb;      // row blocks of one batch entry
+  int64_t units;    // row blocks over the batch
+  int64_t kstages;  // stages of one row block: ceil(K / KS)
+  int splits;       // S: CTAs (one cluster) sharing a row block, each over 1/S of K's stages
+  int rotate;       // 1: block u starts its K loop at its stage u mod (its stages); 0: at its first
+  int warps;        // consumer warps: kNarrowWarps when rows16 <= kNarrowRows, else kWideWarps
   // Shared-memory offsets (bytes from the 1024-aligned base).
   int w_off, x_off, red_off, bar_off, total;
 };
@@ -132,7 +139,7 @@ __device__ __forceinline__ void produce(const Params& p, const CUtensorMap& w_ma
     const int64_t l = u / g.nrb, row0 = u % g.nrb * g.rows;
     const unsigned char* xl = x.base + l * x.batch_stride * 2;
     for (int64_t i = 0; i < nst; ++i) {
-      const int64_t k0 = (st0 + (i + u * g.rotate) % nst) * ks;  // blocks start apart in K
+      const int64_t k0 = (st0 + (i + u * g.rotate) % nst) * ks;          // blocks start apart in K
       const int kc = static_cast<int>(std::min<int64_t>(ks, p.k - k0));  // K of this stage
       const int nbox = (kc + kBoxK - 1) / kBoxK;
       const uint32_t x_row = static_cast<uint32_t>(kc) * 2;
@@ -174,8 +181,8 @@ __device__ __forceinline__ void produce(const Params& p, const CUtensorMap& w_ma
   }
 }
 
-template <class T, int NT, bool XK>
-__global__ void __launch_bounds__(kThreads, 1)
+template <class T, int NT, bool XK, int kWarps>
+__global__ void __launch_bounds__(threads_of(kWarps), 1)
     decode_rows_kernel(const __grid_constant__ Params p, const __grid_constant__ CUtensorMap w_map,
                        bool w_batched, XSource x, Geometry g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -185,6 +192,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* base = smem_raw + (1024 - raw % 1024) % 1024;
   auto* full = reinterpret_cast<uint64_t*>(base + g.bar_off);
   uint64_t* empty = full + g.stages;
+  constexpr int kMaxMt = max_tiles(kWarps);
   float* red = reinterpret_cast<float*>(base + g.red_off);  // (kWarps, rows16, NT * 8)
   const int w_stage = g.box_rows * kBoxK * 2 * g.boxes;
   const int ks = g.boxes * kBoxK;  // K of a stage
@@ -336,7 +344,7 @@ int max_clusters(int splits) {
   static std::once_flag once;
   static int held[kMaxSplits + 1] = {};
   std::call_once(once, [] {
-    const auto kernel = decode_rows_kernel<__nv_bfloat16, 2, true>;
+    const auto kernel = decode_rows_kernel<__nv_bfloat16, 2, true, kWideWarps>;
     if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBudget) !=
         cudaSuccess)
       return;
@@ -346,7 +354,7 @@ int max_clusters(int splits) {
       attr.val.clusterDim = {static_cast<unsigned>(s), 1, 1};
       cudaLaunchConfig_t cfg{};
       cfg.gridDim = dim3(static_cast<unsigned>(s));
-      cfg.blockDim = dim3(kThreads);
+      cfg.blockDim = dim3(threads_of(kWideWarps));
       cfg.dynamicSmemBytes = kSmemBudget;
       cfg.attrs = &attr;
       cfg.numAttrs = 1;
@@ -357,15 +365,27 @@ int max_clusters(int splits) {
   return held[std::clamp(splits, 1, kMaxSplits)];
 }
 
-// A CTA streams its rows the faster the more rows it holds (H200: 32 rows ~18 GB/s an SM, 112
-// rows ~26 GB/s, as if each block cost ~24 rows more than it has).
+// A CTA streams its rows the faster the more rows it holds (H200, 8 consumer warps: 32 rows
+// ~18 GB/s an SM, 112 rows ~26 GB/s, as if each block cost ~24 rows more than it has). The
+// 16-warp team of blocks of 24-32 rows costs ~8 (H100, 4 x 4096 x 4096: 32 rows unsplit 15.4 us
+// against 17.2 for 64 rows over 2 CTAs with 8 warps), measured with the SMs busy: a cut that
+// leaves a quarter of them idle keeps 24, as do blocks under kMinRows (refused).
 constexpr int kRowCost = 24;
+constexpr int kNarrowRowCost = 8;
+constexpr int row_cost(int rows, int64_t ctas, int64_t held) {
+  const bool busy = 4 * std::min(ctas, held) >= 3 * held;
+  return busy && rows >= kMinRows && rows <= kNarrowRows ? kNarrowRowCost : kRowCost;
+}
+// A split costs 1.3x its share: the cluster's sums through shared memory, and streams of 1/S
+// of K (H100, 16 x 7168 x 2048: 112 rows over 2 CTAs 16.1 us, 64 rows unsplit 14.5).
+constexpr double kSplitCost = 1.3;
 
 // The cut of the large side: row blocks of R rows (a multiple of 8, <= 128), each over the
 // whole K in one CTA or over 1/S of it in each CTA of a cluster of S (2..4). The cost of a cut
-// is its busiest CTA's share, waves x (R + kRowCost) x K / S; a split is taken only in one
-// wave of clusters unless forced. On a tie the larger S, then the larger R (x's copies spread
-// over more rows of W: at 32 rows and M = 16, x's bytes are half of W's in every stage).
+// is its busiest CTA's share, waves x (R + row_cost) x K / S, times kSplitCost when S > 1;
+// a split is taken only in one wave of clusters unless forced. On a tie the larger S, then the
+// larger R (x's copies spread over more rows of W: at 32 rows and M = 16, x's bytes are half of W's
+// in every stage).
 struct Cut {
   int rows = 8, splits = 1;
 };
@@ -380,8 +400,8 @@ Cut cut_of(int64_t m, int64_t batch, int64_t k, int sms, int forced) {
       const int64_t ctas = batch * ceil_div(m, r) * s;
       const int64_t waves = ceil_div(ctas, held);
       if (s > 1 && waves > 1 && forced == 0) continue;  // forced: clusters in waves
-      const double cost =
-          static_cast<double>(waves) * (r + kRowCost) * static_cast<double>(ceil_div(k, s));
+      const double cost = static_cast<double>(waves) * (r + row_cost(r, ctas, held)) *
+                          static_cast<double>(ceil_div(k, s)) * (s > 1 ? kSplitCost : 1.0);
       if (cost <= best_cost) best = {r, s}, best_cost = cost;
     }
   }
@@ -400,7 +420,8 @@ bool lay_out_ring(const Params& p, bool xk, int max_stages, Geometry* g) {
   g->kstages = std::max<int64_t>(1, ceil_div(p.k, ks));
   const int w_stage = g->box_rows * kBoxK * 2 * g->boxes;
   const int cols = n > 8 ? 16 : 8;
-  const int red = kWarps * g->rows16 * cols * 4;
+  g->warps = g->rows16 <= kNarrowRows ? kNarrowWarps : kWideWarps;
+  const int red = g->warps * g->rows16 * cols * 4;
   // A split (one unit a CTA): the sums reuse the stage ring (more stages).
   const bool split = g->splits > 1;
   const int own_red = split ? 0 : red;
@@ -434,7 +455,9 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, G
   g.box_rows = g.chunked ? g.rows : g.rows16;
   g.nrb = ceil_div(p.m, g.rows);
   g.units = g.nrb * batch;
-  if (!lay_out_ring(p, xk, kMaxStages, &g)) return false;
+  // The 16-warp team's ring: 3 stages (H100, 4 x 4096 x 4096 at 32 rows: 15.4 us against
+  // 16.1 with the 5 that fit).
+  if (!lay_out_ring(p, xk, g.rows16 <= kNarrowRows ? kNarrowStages : kMaxStages, &g)) return false;
   *out = g;
   return true;
 }
@@ -476,10 +499,10 @@ Status refuse_shape(const gpu::Problem& pr) {
   return {};
 }
 
-template <class T, int NT, bool XK>
+template <class T, int NT, bool XK, int kWarps>
 cudaError_t launch(const gpu::Problem& pr, const CUtensorMap& map, bool batched, const XSource& x,
                    const Geometry& g, int sms, cudaStream_t stream) {
-  const auto kernel = decode_rows_kernel<T, NT, XK>;
+  const auto kernel = decode_rows_kernel<T, NT, XK, kWarps>;
   if (cudaError_t e =
           cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, g.total);
       e != cudaSuccess)
@@ -491,7 +514,7 @@ cudaError_t launch(const gpu::Problem& pr, const CUtensorMap& map, bool batched,
   attr.val.clusterDim = {static_cast<unsigned>(g.splits), 1, 1};
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(ctas));
-  cfg.blockDim = dim3(kThreads);
+  cfg.blockDim = dim3(threads_of(kWarps));
   cfg.dynamicSmemBytes = g.total;
   cfg.stream = stream;
   // Programmatic dependent launch: the launch and the barrier set-up overlap the tail of the
@@ -505,14 +528,21 @@ cudaError_t launch(const gpu::Problem& pr, const CUtensorMap& map, bool batched,
   return cudaGetLastError();
 }
 
-template <class T>
-cudaError_t launch_t(const gpu::Problem& pr, const CUtensorMap& map, bool batched,
-                     const XSource& x, const Geometry& g, int sms, cudaStream_t stream) {
+template <class T, int W>
+cudaError_t launch_w(const gpu::Problem& pr, const CUtensorMap& map, bool batched, const XSource& x,
+                     const Geometry& g, int sms, cudaStream_t stream) {
   if (pr.params.n > 8)
-    return x.kmajor ? launch<T, 2, true>(pr, map, batched, x, g, sms, stream)
-                    : launch<T, 2, false>(pr, map, batched, x, g, sms, stream);
-  return x.kmajor ? launch<T, 1, true>(pr, map, batched, x, g, sms, stream)
-                  : launch<T, 1, false>(pr, map, batched, x, g, sms, stream);
+    return x.kmajor ? launch<T, 2, true, W>(pr, map, batched, x, g, sms, stream)
+                    : launch<T, 2, false, W>(pr, map, batched, x, g, sms, stream);
+  return x.kmajor ? launch<T, 1, true, W>(pr, map, batched, x, g, sms, stream)
+                  : launch<T, 1, false, W>(pr, map, batched, x, g, sms, stream);
+}
+
+template <class T>
+cudaError_t launch_t(const gpu::Problem& pr, const CUtensorMap& map, bool batched, const XSource& x,
+                     const Geometry& g, int sms, cudaStream_t stream) {
+  return g.warps == kNarrowWarps ? launch_w<T, kNarrowWarps>(pr, map, batched, x, g, sms, stream)
+                                 : launch_w<T, kWideWarps>(pr, map, batched, x, g, sms, stream);
 }
 
 }  // namespace
@@ -532,13 +562,16 @@ Status decode_rows_can_implement(const GemmDesc& d) {
                                std::to_string(kMaxDecode));
   // Few rows a CTA stream slowly (H200: 16 rows a CTA 1.3 TB/s at 16 x 2112 x 7168; 32 rows
   // ~18 GB/s an SM, 2.1-2.4 TB/s at 4096 x 14336; 112 rows 3.4-3.5 TB/s): the decode tile
-  // serves cuts of fewer than 24 rows a CTA, and fewer than 48 over a long K unsplit (16 x 4096
-  // x 14336: 41.1 us there, 49.6 here at 32 rows; over K = 4096 this kernel is the faster).
+  // serves cuts of fewer than 24 rows a CTA, and blocks of 33-47 rows (8 warps) over a long K
+  // unsplit (H200, 16 x 4096 x 14336: 41.1 us there, 49.6 here at 32 rows with 8 warps; H100,
+  // 16 warps at 32 rows: 44.4 us here, 52.4 there).
   const DecodeRowsCut cut = decode_rows_cut(d);
-  if (cut.rows < kMinRows || (cut.splits == 1 && d.k > 8192 && cut.rows < 2 * kMinRows))
+  if (cut.rows < kMinRows ||
+      (cut.splits == 1 && d.k > 8192 && cut.rows > kNarrowRows && cut.rows < 2 * kMinRows))
     return GEMMKIT_UNSUPPORTED("the row-block decode kernel needs " + std::to_string(kMinRows) +
-                               " rows of the large side a CTA (" + std::to_string(2 * kMinRows) +
-                               " when K > 8192 and K is not split)");
+                               " rows of the large side a CTA (32 or " +
+                               std::to_string(2 * kMinRows) +
+                               " and more when K > 8192 and K is not split)");
   // Pointers are unknown here: taken as aligned; decode_rows_run checks them again.
   return refuse_shape(gpu::make_problem(d, GemmArgs{.a = nullptr, .b = nullptr}, true));
 }
@@ -566,12 +599,12 @@ Status decode_rows_run(const GemmDesc& d, const GemmArgs& args, const Options& o
   const auto& a = pr.params.a;
   const bool batched = pr.batch > 1 && a.batch_stride != 0;
   if (pr.params.read_ab &&
-      !(g.chunked ? tma::encode_16bit_chunked(&map, a.ptr, pr.params.k, pr.params.m, a.s_outer,
-                                              batched ? pr.batch : 1, a.batch_stride, g.rows,
-                                              g.boxes)
-                  : tma::encode_16bit(&map, a.ptr, pr.params.k, pr.params.m, a.s_outer,
-                                      batched ? pr.batch : 1, a.batch_stride, kBoxK,
-                                      static_cast<std::uint32_t>(g.rows))))
+      !(g.chunked
+            ? tma::encode_16bit_chunked(&map, a.ptr, pr.params.k, pr.params.m, a.s_outer,
+                                        batched ? pr.batch : 1, a.batch_stride, g.rows, g.boxes)
+            : tma::encode_16bit(&map, a.ptr, pr.params.k, pr.params.m, a.s_outer,
+                                batched ? pr.batch : 1, a.batch_stride, kBoxK,
+                                static_cast<std::uint32_t>(g.rows))))
     return GEMMKIT_UNSUPPORTED("the TMA cannot address W");
   const cudaError_t e = pr.in == gpu::InType::BF16
                             ? launch_t<__nv_bfloat16>(pr, map, batched, x, g, sms, stream)

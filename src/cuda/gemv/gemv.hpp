@@ -36,7 +36,7 @@ inline constexpr std::int64_t kMaxDecode = 16;
 // added in rank order through shared memory), so nothing goes through global memory twice.
 // NotSupported unless the sm90 family takes the problem, W's rows are K-contiguous on 16 bytes,
 // x is K-contiguous rows on 16 bytes or packed M-major, K is a multiple of 8, and the cut has
-// at least 24 rows a block (48 when K > 8192 and unsplit).
+// at least 24 rows a block (not 33-47 when K > 8192 and unsplit).
 // Its stage: ~32 KiB of W in boxes of (rows rounded up to 16, 64 K), 2 to 8 of them and an
 // even count (KS a multiple of 128: at least 8 k16 steps, one per consumer warp). A K-major x
 // costs one bulk copy per row of x per stage, so it rounds the count up, an M-major one down.

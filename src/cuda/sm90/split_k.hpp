@@ -27,6 +27,19 @@ constexpr std::size_t split_partial_bytes(std::int64_t tiles, std::int64_t split
                            static_cast<std::size_t>(blk_n) * sizeof(float);
 }
 
+// The thread groups of the split-K reduction (split_reduce.cuh) for a tile of `quads` float4s
+// cut into S pieces: float4 e of the tile is summed by G groups, group g adding pieces
+// [g S / G, (g + 1) S / G) in order, then the groups' sums in group order, so the bits depend on
+// S and the tile alone. G = 256 / (quads / S rounded up to a power of two, at most 256): the
+// reduction then has about as many CTAs of 256 threads as the GEMM had pieces (one per SM),
+// each thread adding about S / G pieces.
+constexpr int split_groups(int quads, std::int64_t splits) {
+  const std::int64_t widest = (quads + splits - 1) / splits;
+  std::int64_t per = 1;
+  while (per < widest && per < 256) per *= 2;
+  return static_cast<int>(256 / per);
+}
+
 // Stream-K: the K-iterations a worker takes at least (the ring must fill), and the partial
 // accumulators of a launch of `ctas` CTAs of 128 x blk_n: one parked tile per CTA at most.
 inline constexpr std::int64_t kStreamKMinIters = 4;

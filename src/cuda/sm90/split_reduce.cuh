@@ -15,13 +15,14 @@
 #include "cuda/in_registers.cuh"
 #include "cuda/pdl.hpp"
 #include "cuda/sm90/partial_tile.cuh"
+#include "cuda/sm90/split_k.hpp"
 #include "sched/tile_scheduler.hpp"
 
 namespace gemmkit::sm90 {
 
 // A CTA of 256 threads sums 256 / groups float4s of one CTA tile; thread group g adds pieces
-// [g S / groups, (g + 1) S / groups) in order, then the groups' sums are added in group order.
-// `groups` keeps each thread's loads at 16 or fewer (one batch in flight).
+// [g S / groups, (g + 1) S / groups) in order, then the groups' sums are added in group order
+// (split_groups: about as many CTAs as the GEMM had pieces; the bits depend on S and the tile).
 template <int BLK_M, int BLK_N>
 __global__ void __launch_bounds__(256)
     sm90_split_reduce_kernel(const __grid_constant__ gpu::Params params,
@@ -74,8 +75,7 @@ __global__ void __launch_bounds__(256)
 template <int BLK_M, int BLK_N>
 cudaError_t launch_split_reduce(const gpu::Params& p, const sched::Params& sp, int cluster,
                                 const float* partial, cudaStream_t stream, bool pdl) {
-  int groups = 1;
-  while (groups < 16 && groups * 16 < sp.splits) groups *= 2;
+  const int groups = split_groups(kPartialQuads<BLK_M, BLK_N>, sp.splits);
   const std::int64_t ctas = sp.tiles() * cluster * (kPartialQuads<BLK_M, BLK_N> / (256 / groups));
   cudaLaunchAttribute attr = gpu::pdl_attribute();
   cudaLaunchConfig_t cfg{};
