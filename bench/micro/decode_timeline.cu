@@ -16,7 +16,8 @@
 // Run: decode_timeline (marked cases), decode_sweep sweep (stage sizes, depths and the K
 // rotation of every decode-suite shape, unmarked), decode_sweep core (two shapes, two rings),
 // decode_sweep cuts (rows a block x CTAs a block x ring depth, the team sized as the library
-// sizes it, on the decode suite's 16-row shapes and 4 / 8 x 4096 x 4096).
+// sizes it, on the decode suite's 16-row shapes and 4 / 8 x 4096 x 4096), decode_sweep wide
+// (W boxes a stage and ring depths). DECODE_FILL=random: hashed operands instead of zeros.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,6 +37,16 @@
 #define GEMMKIT_DECODE_MARK(point) replay_mark(point, (point) <= 2 ? 0u : 32u)
 #endif
 #include "cuda/gemv/decode_rows.cu"
+
+// Two bf16 values a word, exponents in [2^-7, 2^1), from a hash of the word's index.
+__global__ void decode_micro_fill(std::uint32_t* w, std::size_t words, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < words;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    std::uint32_t h = static_cast<std::uint32_t>(i) * 2654435761u ^ seed * 40503u;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    w[i] = (h & 0x807f807fu) | 0x3c003c00u | ((h >> 4) & 0x03800380u);
+  }
+}
 
 namespace {
 
@@ -132,21 +143,26 @@ int main(int argc, char** argv) {
   cudaMalloc(&dst, big);
   cudaMalloc(&x, 16 << 20);
   cudaMalloc(&d, 16 << 20);
-  cudaMemset(wbuf, 0, big);
-  cudaMemset(x, 0, 16 << 20);
+  // Zeros, or (DECODE_FILL=random) hashed bf16 values in [-2, 2): the DRAM's power, and so its
+  // clock, may depend on the bits it moves.
+  const char* fill = std::getenv("DECODE_FILL");
+  if (fill != nullptr && std::string(fill) == "random") {
+    decode_micro_fill<<<1024, 256, 0, st>>>(reinterpret_cast<std::uint32_t*>(wbuf), big / 4, 1);
+    decode_micro_fill<<<64, 256, 0, st>>>(static_cast<std::uint32_t*>(x), (16 << 20) / 4, 2);
+    cudaStreamSynchronize(st);
+    std::printf("operands: random\n");
+  } else {
+    cudaMemset(wbuf, 0, big);
+    cudaMemset(x, 0, 16 << 20);
+  }
   const double copy = copy_bandwidth(st, wbuf, dst, big);
   std::printf("copy 1 GiB: %.1f GB/s\n", copy / 1e9);
   cudaFree(dst);
   const Case cases[] = {
-      {16, 4096, 4096, 0},
-      {16, 4096, 4096, 1},
-      {16, 4096, 4096, 0, 2},     // 16 KiB stages
-      {16, 4096, 4096, 0, 8},     // 64 KiB stages
-      {16, 4096, 4096, 0, 4, 3},  // 32 KiB, 3 deep
-      {16, 4096, 4096, 4},
-      {4, 4096, 4096, 0},
-      {16, 14336, 4096, 0},
-      {16, 4096, 14336, 0},
+      {16, 4096, 4096, 0},       {16, 4096, 4096, 1}, {16, 4096, 4096, 0, 2},  // 16 KiB stages
+      {16, 4096, 4096, 0, 8},                                                  // 64 KiB stages
+      {16, 4096, 4096, 0, 4, 3},                                               // 32 KiB, 3 deep
+      {16, 4096, 4096, 4},       {4, 4096, 4096, 0},  {16, 14336, 4096, 0},   {16, 4096, 14336, 0},
   };
   // The sweep: stage sizes (W boxes of 64 K) and ring depths on the decode suite's shapes.
   std::vector<Case> swept;
@@ -183,8 +199,20 @@ int main(int argc, char** argv) {
         }
     }
   }
+  // The wide team's stages: W boxes a stage (2 = 28 KiB at 112 rows) and ring depths.
+  const bool wide = argc > 1 && std::string(argv[1]) == "wide";
+  if (wide) {
+    swept.clear();
+    const int shapes[][3] = {
+        {16, 14336, 4096}, {4, 14336, 4096}, {16, 7168, 2048}, {16, 4096, 4096}};
+    for (const auto& sh : shapes) {
+      swept.push_back({sh[0], sh[1], sh[2], 0});  // the library's
+      for (const int boxes : {2, 4, 6})
+        for (const int st : {2, 3, 0}) swept.push_back({sh[0], sh[1], sh[2], 0, boxes, st, 1});
+    }
+  }
   int rc = 0;
-  if (sweep || core || cuts)
+  if (sweep || core || cuts || wide)
     for (const Case& c : swept) rc |= run_case(c, wbuf, big, x, d, st, copy);
   else
     for (const Case& c : cases) rc |= run_case(c, wbuf, big, x, d, st, copy);

@@ -231,7 +231,7 @@ void register_cuda_kernels(Registry& r) {
       .config = {.tile_m = 16,
                  .tile_n = 32,
                  .tile_k = 512,
-                 .stages = 5,
+                 .stages = 3,
                  .threads = 288,
                  // Split-K: only when Options::split_k forces it (the K of a row block split
                  // over a cluster of 2 to 4 CTAs); otherwise the kernel cuts K itself.

@@ -193,8 +193,9 @@ ledger::TileConfig problem_tile_config(const KernelConfig& c, const GemmDesc& d,
   } else {
     t.block_m = rows, t.block_n = c.tile_m;
   }
-  // A stage holds ~32 KiB of the weight, by the kernel's own rule (at most tile_k). Its ring
-  // fills the shared memory whatever the rows (one CTA an SM): as many stages as fit in 192 KiB.
+  // A stage holds ~32 KiB of the weight, by the kernel's own rule (at most tile_k). Its ring is
+  // priced as if it filled the shared memory (as many stages as fit in 192 KiB): the kernel's 3
+  // stages were measured as fast as the deeper rings (H100, docs/PERF.md).
   t.block_k = std::min<std::int64_t>(t.block_k, gemv::decode_rows_stage_boxes(rows, false) * 64);
   const std::int64_t stage = (t.block_m + t.block_n) * t.block_k * 2;
   t.stages = static_cast<int>(std::max<std::int64_t>(1, (192 << 10) / std::max<std::int64_t>(1, stage)));

@@ -15,7 +15,7 @@
 // A stage holds R x KS of W (KS / 64 boxes of (R, 64), one TMA copy
 // through a 3-D map when K is a multiple of 64; KS a multiple of 128 sized for ~32 KiB of W:
 // fewer, larger stages measured faster, the cost is per stage) and x's KS columns (bulk
-// copies of whole rows of x, or one copy of a packed M-major x).
+// copies of whole rows of x, or one copy of a packed M-major x); a ring of 3 stages.
 //
 // Consumers: 8 warps (16 for blocks of up to 32 rows) share a stage's k16 steps, each step an
 // ldmatrix of W (16 rows) and an mma.sync m16n8k16 per 8 columns of x; x's fragments are read from
@@ -70,9 +70,9 @@ constexpr int kNarrowWarps = 16;
 constexpr int kNarrowRows = 32;
 constexpr int max_tiles(int warps) { return warps == kNarrowWarps ? kNarrowRows / 16 : 8; }
 constexpr int threads_of(int warps) { return 32 * (1 + warps); }
-constexpr int kMaxRows = 128;  // R: at most 8 m16 tiles of accumulators a warp
-constexpr int kNarrowStages = 3;
-constexpr int kBoxK = 64;  // one 128-byte swizzle row of 16-bit elements
+constexpr int kMaxRows = 128;   // R: at most 8 m16 tiles of accumulators a warp
+constexpr int kRingStages = 3;  // the ring's depth (lay_out_ring may fit fewer)
+constexpr int kBoxK = 64;       // one 128-byte swizzle row of 16-bit elements
 constexpr int kMaxStages = 16;
 constexpr int kMinRows = 24;
 constexpr int kMaxSplits = 4;  // CTAs of a cluster sharing a row block's K
@@ -455,9 +455,10 @@ bool geometry_of(const Params& p, int64_t batch, bool xk, int sms, int forced, G
   g.box_rows = g.chunked ? g.rows : g.rows16;
   g.nrb = ceil_div(p.m, g.rows);
   g.units = g.nrb * batch;
-  // The 16-warp team's ring: 3 stages (H100, 4 x 4096 x 4096 at 32 rows: 15.4 us against
-  // 16.1 with the 5 that fit).
-  if (!lay_out_ring(p, xk, g.rows16 <= kNarrowRows ? kNarrowStages : kMaxStages, &g)) return false;
+  // 3 stages, not as many as fit (H100: 4 x 4096 x 4096 at 32 rows 15.2 us against 15.6 with
+  // 5; 16 x 7168 x 2048 at 56 rows 14.1 against 15.0 with 5; 4 x 14336 x 4096 at 112 rows 43.5
+  // against 44.1 with 6).
+  if (!lay_out_ring(p, xk, kRingStages, &g)) return false;
   *out = g;
   return true;
 }
