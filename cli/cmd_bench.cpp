@@ -20,6 +20,7 @@
 #include "cli/commands.hpp"
 #include "cli/problem_list.hpp"
 #include "cli/problem_options.hpp"
+#include "cli/tp_bench.hpp"
 #include "dispatch/planner.hpp"
 #include "dispatch/registry.hpp"
 
@@ -302,7 +303,25 @@ void add_bench_command(CLI::App& app) {
                   "machine of the ledger prediction (default: host / by GPU name)");
   cmd->add_option("--compare", o->compare, "A.json B.json: per-row speedup and geometric mean")
       ->expected(2);
-  cmd->callback([o, cmd] { exit_code = run_bench(*o, cmd); });
+  auto tp = std::make_shared<TpFlags>();  // --gpus N --tp ...: cli/tp_bench.hpp
+  add_tp_bench_flags(cmd, tp.get());
+  cmd->callback([o, cmd, tp] {
+    if (cmd->count("--gpus") == 0) {
+      exit_code = run_bench(*o, cmd);
+      return;
+    }
+    if (!o->suite.empty()) throw CLI::ValidationError("--suite", "not with --gpus (one shape)");
+    const bool ab_given = cmd->count("--dtype") + cmd->count("--dtype-a") +
+                              cmd->count("--dtype-b") > 0;
+    const bool d_given = cmd->count("--dtype") + cmd->count("--dtype-c") +
+                             cmd->count("--dtype-d") > 0;
+    const TpRunSettings rs{.warmup_ms = o->quick ? 5 : o->warmup_ms,
+                           .rep_ms = o->quick ? 20 : o->rep_ms,
+                           .min_reps = o->min_reps,
+                           .seed = o->problem.seed};
+    exit_code = tp_bench_command(*tp, o->problem, ab_given, d_given, rs, o->format, o->output,
+                                 cmd->count("--tp-machine") > 0);
+  });
 }
 
 }  // namespace gemmkit::cli

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/problem_options.hpp"
+#include "cli/tp_explain.hpp"
 #include "dispatch/model_json.hpp"
 
 namespace gemmkit::cli {
@@ -39,14 +40,19 @@ void add_explain_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "explain", "the ledger's view, the planner's candidates, its choice and why");
   opts->add_to(cmd);
-  cmd->callback([opts] {
+  auto tp = std::make_shared<TpFlags>();
+  tp->add_to(cmd);
+  cmd->callback([opts, tp] {
     const GemmDesc d = with_default_lds(opts->desc());
     Options o = opts->options();
+    const nlohmann::json tp_json = tp->active() ? tp->predict(d, opts->beta) : nlohmann::json();
     const dispatch::ExplainReport rep = dispatch::explain_report(d, o, opts->beta);
     const dispatch::Plan& p = rep.plan;
     const nlohmann::json& j = rep.json;
     if (opts->json) {
-      std::printf("%s\n", j.dump(2).c_str());
+      nlohmann::json out = j;
+      if (tp->active()) out["tensor_parallel"] = tp_json;
+      std::printf("%s\n", out.dump(2).c_str());
     } else {
       std::printf("problem: m=%lld n=%lld k=%lld batch=%lld  %s x %s -> %s (acc %s)\n",
                   (long long)d.m, (long long)d.n, (long long)d.k, (long long)d.batch,
@@ -81,6 +87,7 @@ void add_explain_command(CLI::App& app) {
                     p.from_tune_cache ? "from the tune cache" : "not from the tune cache");
       else
         std::printf("plan: %s\n", to_string(p.status).c_str());
+      if (tp->active()) print_tp(tp_json);
     }
     exit_code = p.status ? 0 : 1;
   });

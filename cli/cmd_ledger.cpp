@@ -2,6 +2,8 @@
 //   gemmkit ledger --m 4096 --n 4096 --k 4096 --dtype f16 --machine h100-seed
 //   ... --tile 128x128x32 --stages 3 --threads 128 --count-reads --ascend --variant --json
 //   ... --roofline out.svg [--results bench.json]
+//   gemmkit ledger --machine h100-sxm --fit measured.json [--fit-out h100.json]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/problem_options.hpp"
+#include "dispatch/family_fit.hpp"
 #include "dispatch/model_json.hpp"
 #include "ledger/ledger.hpp"
 
@@ -32,6 +35,9 @@ struct LedgerOptions {
   std::string groups;
   std::string roofline, results;
   bool list_machines = false, dump_machine = false;
+  std::vector<std::string> fit;  // measurement files (gemmkit tune --measurements)
+  std::string fit_out;
+  bool fit_no_ranking = false;
 };
 
 std::string human_bytes(double b) {
@@ -149,7 +155,66 @@ std::vector<lg::RooflinePoint> results_points(const std::string& path, GemmDesc 
   return pts;
 }
 
+// Fits each kernel family's efficiencies on the machine from measured candidates, prints them
+// with the ledger's error before and after, and writes the machine with them (--fit-out).
+void run_fit(const LedgerOptions& o) {
+  lg::Machine m;
+  try {
+    m = lg::resolve_machine(o.machine);
+  } catch (const std::exception& e) {
+    throw CLI::ValidationError("--machine", e.what());
+  }
+  std::vector<dispatch::Measurement> rows;
+  std::string source;
+  for (const std::string& path : o.fit) {
+    try {
+      auto more = dispatch::read_measurements(path);
+      rows.insert(rows.end(), more.begin(), more.end());
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--fit", e.what());
+    }
+    source += (source.empty() ? "" : ", ") + path.substr(path.find_last_of('/') + 1);
+  }
+  if (rows.empty()) throw CLI::ValidationError("--fit", "no measurements in the files given");
+  lg::Machine plain = m;
+  plain.family_efficiency.clear();
+  const dispatch::PickCheck before = dispatch::check_picks(rows, plain);
+  std::vector<lg::FamilyEfficiency> fitted = dispatch::fit_families(rows, plain, source);
+  lg::Machine alone = plain;
+  alone.family_efficiency = fitted;
+  const dispatch::PickCheck first = dispatch::check_picks(rows, alone);
+  if (!o.fit_no_ranking) fitted = dispatch::refine_for_picks(rows, plain, fitted);
+  lg::Machine out = m;
+  for (const lg::FamilyEfficiency& f : fitted) {
+    auto it = std::find_if(out.family_efficiency.begin(), out.family_efficiency.end(),
+                           [&](const lg::FamilyEfficiency& x) { return x.family == f.family; });
+    if (it != out.family_efficiency.end()) *it = f;
+    else out.family_efficiency.push_back(f);
+  }
+  const dispatch::PickCheck after = dispatch::check_picks(rows, out);
+  std::printf("machine %s, %zu measurements\n", m.name.c_str(), rows.size());
+  std::printf("  %-28s %5s %8s %8s %14s\n", "family", "rows", "compute", "dram", "median error");
+  for (const lg::FamilyEfficiency& f : fitted)
+    std::printf("  %-28s %5d %8.2f %8.2f %6.1f%% -> %4.1f%%\n", f.family.c_str(), f.rows, f.compute,
+                f.dram, f.median_error_before * 100, f.median_error * 100);
+  std::printf("  all rows: median error %.1f%% -> %.1f%% (each family alone) -> %.1f%%; the "
+              "predicted-fastest within 5%% of the measured fastest on %d -> %d -> %d of %d "
+              "problems%s\n",
+              before.median_error * 100, first.median_error * 100, after.median_error * 100,
+              before.within_5pct, first.within_5pct, after.within_5pct, after.problems,
+              o.fit_no_ranking ? " (--fit-no-ranking: the last stage skipped)" : "");
+  for (const std::string& miss : after.misses) std::printf("    missed %s\n", miss.c_str());
+  if (!o.fit_out.empty()) {
+    std::ofstream f(o.fit_out);
+    if (!f || !(f << lg::machine_to_json(out)))
+      throw CLI::ValidationError("--fit-out", "cannot write '" + o.fit_out + "'");
+    std::printf("machine with the fitted families written to %s\n", o.fit_out.c_str());
+  }
+}
+
 void run_ledger(const LedgerOptions& o) {
+  if (!o.fit.empty()) return run_fit(o);
+  if (!o.fit_out.empty()) throw CLI::ValidationError("--fit-out", "needs --fit");
   if (o.list_machines) {
     for (const auto& name : lg::machine_names()) {
       const lg::Machine* m = lg::find_machine(name);
@@ -325,6 +390,12 @@ void add_ledger_command(CLI::App& app) {
   cmd->add_option("--results", o->results, "bench JSON whose rows are drawn on the roofline");
   cmd->add_flag("--list-machines", o->list_machines, "list the builtin machines");
   cmd->add_flag("--dump-machine", o->dump_machine, "print --machine as JSON (a template)");
+  cmd->add_option("--fit", o->fit,
+                  "fit each kernel family's efficiencies on --machine from these measurement "
+                  "files (gemmkit tune --measurements)");
+  cmd->add_option("--fit-out", o->fit_out, "write --machine with the fitted families (JSON)");
+  cmd->add_flag("--fit-no-ranking", o->fit_no_ranking,
+                "fit each family alone (median error), without the stage for the ranking");
   cmd->callback([o] {
     try {
       run_ledger(*o);

@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "bench/harness.hpp"
 #include "bench/progress.hpp"
 #include "cli/commands.hpp"
 #include "cli/problem_list.hpp"
 #include "cli/problem_options.hpp"
+#include "dispatch/family_fit.hpp"
 #include "dispatch/planner.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/tune_cache.hpp"
@@ -31,6 +34,7 @@ struct TuneOptions {
   int min_reps = 3;
   int threads = 0;
   int top = 0;  // 0: all viable, up to kMaxTuned
+  std::string measurements;  // every timed candidate, for `gemmkit ledger --fit`
   bool quick = false;
   bool quiet = false;
 };
@@ -95,6 +99,7 @@ int run_tune(const TuneOptions& o, CLI::App* cmd) {
   for (const auto& p : problems) total_work += 2.0 * p.desc.m * p.desc.n * p.desc.k * p.desc.batch;
   bench::Progress progress(!o.quiet, static_cast<int>(problems.size()), total_work);
   std::vector<dispatch::TuneEntry> winners;
+  std::vector<dispatch::Measurement> measured;
   int untuned = 0;
   for (const bench::BenchProblem& p : problems) {
     const GemmDesc d = with_default_lds(p.desc);
@@ -140,6 +145,14 @@ int run_tune(const TuneOptions& o, CLI::App* cmd) {
       char buf[256];
       const std::string what = plan_text(c->kernel->name, c->mode, c->split);
       if (r.disposition == bench::Disposition::Passed && r.stats.n > 0) {
+        measured.push_back({.desc = d,
+                            .beta = p.beta,
+                            .kernel = c->kernel->name,
+                            .config = c->kernel->config,
+                            .mode = c->mode,
+                            .split = c->split,
+                            .measured_s = r.stats.median * 1e-3,
+                            .origin = {}});
         std::snprintf(buf, sizeof buf, "  %-56s predicted %10.4g ms  measured %10.4g ms",
                       what.c_str(), c->predicted_s() * 1e3, r.stats.median);
         if (best < 0 || r.stats.median < rows[static_cast<std::size_t>(best)].stats.median)
@@ -176,6 +189,31 @@ int run_tune(const TuneOptions& o, CLI::App* cmd) {
     progress.done(work);
   }
   progress.finish();
+  if (!measured.empty()) {
+    // The ranking's pick among the timed candidates against the fastest of them, and the
+    // ledger's error on every timed candidate.
+    const dispatch::PickCheck pc = dispatch::check_picks(measured, machine);
+    std::printf("ledger (%s): the predicted-fastest candidate within 5%% of the measured fastest "
+                "on %d of %d problems; median |predicted - measured| / measured %.1f%% over %zu "
+                "candidates\n",
+                machine.name.c_str(), pc.within_5pct, pc.problems, pc.median_error * 100,
+                measured.size());
+  }
+  if (!o.measurements.empty()) {
+    nlohmann::json j{{"format", "gemmkit-measurements"},
+                     {"device", dispatch::device_name(backend)},
+                     {"machine", machine.name},
+                     {"build", dispatch::tune_build_id()},
+                     {"rows", nlohmann::json::array()}};
+    for (const dispatch::Measurement& m : measured) j["rows"].push_back(dispatch::measurement_json(m));
+    std::ofstream f(o.measurements);
+    if (!f || !(f << j.dump(1) << "\n")) {
+      std::fprintf(stderr, "gemmkit tune: cannot write %s\n", o.measurements.c_str());
+      return 2;
+    }
+    std::printf("measurements %s: %zu timed candidates (gemmkit ledger --fit %s)\n",
+                o.measurements.c_str(), measured.size(), o.measurements.c_str());
+  }
   std::string warning, err;
   if (!winners.empty()) {
     if (!dispatch::merge_tune_file(path, winners, &warning, &err)) {
@@ -206,6 +244,9 @@ void add_tune_command(CLI::App& app) {
   cmd->add_option("--min-reps", o->min_reps, "timed samples at least")->capture_default_str();
   cmd->add_option("--threads", o->threads, "CPU threads (0: all); part of the cache's key")
       ->capture_default_str();
+  cmd->add_option("--measurements", o->measurements,
+                  "write every timed candidate (problem, plan, median) to FILE as JSON, the input "
+                  "of `gemmkit ledger --fit`");
   cmd->add_flag("--quick", o->quick, "warm-up 5 ms, repetitions 20 ms (smoke runs)");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress line");
   cmd->callback([o, cmd] { exit_code = run_tune(*o, cmd); });

@@ -25,6 +25,7 @@ rm -rf "$b/consumer-install" "$b/consumer-build"
 mkdir -p build-device-pack
 echo "$b" > build-device-pack/build-dir
 tar -C . -cJf build-device-pack/pack.tar.xz "$b/gemmkit" "$b"/libgemmkit.so* \
+  $(ls "$b"/libgemmkit_dist.so* 2>/dev/null || true) \
   "$b/devlibs" "$b/CTestTestfile.cmake" "$b/tests/CTestTestfile.cmake" \
   $(ls "$b"/tests/gpu_* 2>/dev/null | grep -v '\.' || true)
 du -sh build-device-pack/pack.tar.xz | cut -f1

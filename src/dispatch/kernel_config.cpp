@@ -202,6 +202,19 @@ ledger::TileConfig problem_tile_config(const KernelConfig& c, const GemmDesc& d,
   return t;
 }
 
+std::string family_key(const KernelConfig& c) {
+  const bool cpu = c.frag_m > 0 && c.frag_n > 0;
+  return std::string(isa_name(c.isa)) + " " +
+         std::to_string(cpu ? c.frag_m : c.tile_m) + "x" +
+         std::to_string(cpu ? c.frag_n : c.tile_n) + (c.rows_per_sm ? " rows" : "");
+}
+
+std::string family_key(const KernelConfig& c, const GemmDesc& d) {
+  const bool gpu_tile = (c.isa == Isa::Wgmma || c.isa == Isa::MmaSync) && !c.rows_per_sm;
+  const bool partial = gpu_tile && (d.m < c.tile_m || d.n < c.tile_n);
+  return family_key(c) + (partial ? " partial" : "");
+}
+
 double isa_compute_efficiency(Isa isa, int machine_simd_bits) noexcept {
   const int bits = isa == Isa::Avx512     ? 512
                    : isa == Isa::Avx2     ? 256

@@ -64,6 +64,14 @@ struct KernelConfig {
 // raster=8 swizzle=128B isa=wgmma"; CPU configs add "frag=6x16", row-cut kernels
 // "rows=per_sm". Every field is printed.
 std::string to_string(const KernelConfig& c);
+// The kernel family a config belongs to, as the machine's fitted efficiencies name it: the MMA
+// kind and the CTA tile, "wgmma 128x256", "mma_sync 16x32 rows" (rows_per_sm), "avx2 6x16"
+// (CPU: the register tile).
+std::string family_key(const KernelConfig& c);
+// The same for one problem: a GPU tile the problem does not fill (M or N below the tile: decode
+// rows through a prefill tile) is its own family, "wgmma 64x128 partial", since such a kernel
+// streams its operand at a rate its filled tiles do not show.
+std::string family_key(const KernelConfig& c, const GemmDesc& d);
 // The inverse of to_string (any order of the key=value parts after the tile). Throws
 // std::invalid_argument naming the part it cannot read.
 KernelConfig parse_kernel_config(std::string_view text);

@@ -1,6 +1,7 @@
 #include "dispatch/planner.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "core/status.hpp"
 
@@ -136,12 +137,21 @@ Backend resolve_backend(const Options& opt, const GemmArgs* args) noexcept {
 const ledger::Machine& planning_machine(Backend b) {
   if (b == Backend::Cuda) {
     // Chosen by the device's name, with its SM count; without a device, the H200 as measured.
+    // GEMMKIT_MACHINE (a builtin name or a .json file, e.g. one `gemmkit ledger --fit-out`
+    // wrote) replaces the table's entry; one it cannot read is ignored with a warning.
     static const ledger::Machine gpu = [] {
       std::string name;
       int sms = 0;
       const bool dev = cuda_device_identity(&name, &sms);
       const bool h100 = dev && name.find("H100") != std::string::npos;
-      ledger::Machine m = *ledger::find_machine(h100 ? "h100-sxm" : "h200-measured");
+      ledger::Machine m = *ledger::find_machine(h100 ? "h100-measured" : "h200-measured");
+      if (const char* env = std::getenv("GEMMKIT_MACHINE"); env != nullptr && *env != '\0') {
+        try {
+          m = ledger::resolve_machine(env);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "gemmkit: warning: GEMMKIT_MACHINE ignored: %s\n", e.what());
+        }
+      }
       if (dev && sms > 0) m.sm_count = sms;
       return m;
     }();

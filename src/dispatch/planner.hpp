@@ -72,7 +72,7 @@ struct Plan {
 };
 
 // The machine model the planner, `bench` (ledger_pred_ms) and `explain` reason with for a
-// backend (no measurement on this path). CUDA: by the current device's name (H100: h100-sxm;
+// backend (no measurement on this path). CUDA: by the current device's name (H100: h100-measured;
 // otherwise h200-measured) with the device's SM count, read once.
 const ledger::Machine& planning_machine(Backend b);
 // A CPU machine limited to `threads` threads (0: all cores): fewer workers, the peak scaled.

@@ -56,6 +56,14 @@ ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelCo
                                   sched::Mode mode, int split, const ledger::Machine& machine) {
   ledger::Coefficients co;
   co.compute_efficiency = isa_compute_efficiency(c.isa, machine.simd_bits);
+  // What the kernel's family sustains on this machine, where measured runs were fitted.
+  // A partial-tile family not fitted takes its whole-tile figures.
+  const ledger::FamilyEfficiency* e = machine.efficiency_of(family_key(c, d));
+  if (e == nullptr) e = machine.efficiency_of(family_key(c));
+  if (e != nullptr) {
+    co.compute_efficiency *= e->compute;
+    co.dram_efficiency *= e->dram;
+  }
   return ledger::predict(d, beta, problem_tile_config(c, d, machine.sm_count, split, mode), machine,
                          co);
 }

@@ -15,6 +15,21 @@ enum class PeakClass : std::uint8_t { FP64, FP32, TF32, FP16, FP8, INT8 };  // F
 inline constexpr int kPeakClassCount = 6;
 std::string_view peak_class_name(PeakClass c) noexcept;  // "fp64", "fp32", "tf32", "fp16", ...
 
+// What one kernel family gets of a machine: the fractions of the class peak and of the DRAM
+// bandwidth that its kernels sustain, as the ledger prices them (multiplying the planner's own
+// coefficients). A family is an MMA kind and a CTA tile ("wgmma 128x256", "mma_sync 16x32
+// rows", "cuda_simt 8x2"), named by the planner; the figures are fitted from measured runs
+// (`gemmkit tune --measurements`, then `gemmkit ledger --fit`) and kept with the machine.
+struct FamilyEfficiency {
+  std::string family;
+  double compute = 1.0;
+  double dram = 1.0;
+  int rows = 0;                    // measurements fitted
+  double median_error = 0;         // median |predicted - measured| / measured after the fit
+  double median_error_before = 0;  // the same with 1.0 and 1.0
+  std::string source;              // the run(s) fitted
+};
+
 struct Machine {
   std::string name;
   std::string kind = "gpu";  // "gpu", "cpu" or "npu"
@@ -32,6 +47,10 @@ struct Machine {
   // bandwidth / workers), and the rate at which partial tiles go to the L2 and come back.
   double stream_latency_s = 0;
   double l2_bytes_per_s = 0;
+  // GPU-to-GPU link for tensor-parallel collectives (ledger/interconnect.hpp), 0 where unknown:
+  // the bandwidth one GPU sends at (per direction) and the latency of one ring step.
+  double interconnect_bytes_per_s = 0;
+  double interconnect_latency_s = 0;
 
   // Parallel units: SMs (GPU), cores (CPU), AI cores (Ascend).
   int sm_count = 0;
@@ -57,7 +76,15 @@ struct Machine {
   std::int64_t l1d_bytes = 0;  // per core
   std::string isa;             // "avx512", "avx2", ...
 
+  // Per kernel family, fitted (see FamilyEfficiency); a family not listed gets 1.0 and 1.0.
+  std::vector<FamilyEfficiency> family_efficiency;
+
   double peak_of(PeakClass c) const noexcept { return peak[static_cast<int>(c)]; }
+  const FamilyEfficiency* efficiency_of(std::string_view family) const noexcept {
+    for (const FamilyEfficiency& e : family_efficiency)
+      if (e.family == family) return &e;
+    return nullptr;
+  }
 };
 
 // The class whose peak applies to a problem with these operand dtypes: the widest of A and B
@@ -71,8 +98,8 @@ double peak_flops(const Machine& m, PeakClass c, PeakClass* used = nullptr) noex
 // Machine balance (ridge point) in FLOP/byte for a class.
 double ridge_point(const Machine& m, PeakClass c) noexcept;
 
-// Builtin table: "h100-seed", "h100-sxm", "h200", "h200-measured", "a100", "ascend-910b", and
-// "host" (detected on first use). nullptr when the name is unknown.
+// Builtin table: "h100-seed", "h100-sxm", "h100-measured", "h200", "h200-measured", "a100",
+// "ascend-910b", and "host" (detected on first use). nullptr when the name is unknown.
 const Machine* find_machine(std::string_view name);
 std::vector<std::string> machine_names();
 

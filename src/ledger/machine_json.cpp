@@ -24,6 +24,8 @@ void for_each_field(Machine& m, F&& f) {
   f("launch_s", m.launch_s);
   f("stream_latency_s", m.stream_latency_s);
   f("l2_bytes_per_s", m.l2_bytes_per_s);
+  f("interconnect_bytes_per_s", m.interconnect_bytes_per_s);
+  f("interconnect_latency_s", m.interconnect_latency_s);
   f("sm_count", m.sm_count);
   f("smem_per_sm", m.smem_per_sm);
   f("smem_per_block", m.smem_per_block);
@@ -57,6 +59,16 @@ std::string machine_to_json(const Machine& in) {
   for (int c = 0; c < kPeakClassCount; ++c)
     peaks[std::string(peak_class_name(static_cast<PeakClass>(c)))] = m.peak[c];
   j["peak_flops"] = peaks;
+  json fam = json::array();
+  for (const FamilyEfficiency& e : m.family_efficiency)
+    fam.push_back({{"family", e.family},
+                   {"compute", e.compute},
+                   {"dram", e.dram},
+                   {"rows", e.rows},
+                   {"median_error", e.median_error},
+                   {"median_error_before", e.median_error_before},
+                   {"source", e.source}});
+  j["family_efficiency"] = fam;
   return j.dump(2) + "\n";
 }
 
@@ -96,6 +108,29 @@ Machine machine_from_json_text(const std::string& text, const std::string& origi
       if (!it.value().is_number())
         throw std::runtime_error(origin + ": peak_flops." + it.key() + " must be a number");
       m.peak[found] = it.value().get<double>();
+    }
+  }
+  if (j.contains("family_efficiency")) {
+    const json& f = j["family_efficiency"];
+    if (!f.is_array()) throw std::runtime_error(origin + ": 'family_efficiency' must be an array");
+    m.family_efficiency.clear();
+    for (const json& x : f) {
+      FamilyEfficiency e;
+      try {
+        e.family = x.at("family").get<std::string>();
+        e.compute = x.value("compute", 1.0);
+        e.dram = x.value("dram", 1.0);
+        e.rows = x.value("rows", 0);
+        e.median_error = x.value("median_error", 0.0);
+        e.median_error_before = x.value("median_error_before", 0.0);
+        e.source = x.value("source", std::string());
+      } catch (const json::exception& ex) {
+        throw std::runtime_error(origin + ": family_efficiency: " + ex.what());
+      }
+      if (!(e.compute > 0) || !(e.dram > 0))
+        throw std::runtime_error(origin + ": family_efficiency '" + e.family +
+                                 "': compute and dram must be > 0");
+      m.family_efficiency.push_back(std::move(e));
     }
   }
   if (m.name.empty()) throw std::runtime_error(origin + ": 'name' is required");

@@ -80,7 +80,7 @@ TEST(LedgerProperties, UnitsConsistent) {
   std::uniform_int_distribution<std::int64_t> size(1, 9000);
   const DType types[] = {DType::F64, DType::F32, DType::F16, DType::BF16, DType::E4M3, DType::I8};
   for (const char* name :
-       {"h100-seed", "h100-sxm", "h200", "h200-measured", "a100", "ascend-910b"}) {
+       {"h100-seed", "h100-sxm", "h100-measured", "h200", "h200-measured", "a100", "ascend-910b"}) {
     const lg::Machine& m = machine(name);
     for (int i = 0; i < 100; ++i) {
       const GemmDesc d = problem(size(rng), size(rng), size(rng), types[rng() % 6]);
