@@ -20,6 +20,8 @@ struct BlockRule {
   double l3_share;
   std::int64_t kc_min, kc_max;
   std::int64_t nc_max;
+  // The A block's share on an L2 of 2 MiB or more per core (0: l2_share).
+  double l2_share_2mib = 0;
 };
 
 struct BlockSizes {
