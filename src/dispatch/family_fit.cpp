@@ -59,8 +59,8 @@ double relative_error(double predicted, double measured) {
   return std::fabs(predicted - measured) / measured;
 }
 
-// The terms of a prediction that do not scale with either efficiency are priced once per row;
-// each grid point re-prices the row (the terms interact through the max and the 4-norm).
+// The rows' errors with the family's figures set to (compute, dram): every row re-priced, since
+// the terms interact through the max and the 4-norm.
 std::vector<double> errors_with(const std::vector<const Measurement*>& rows,
                                 ledger::Machine* m, ledger::FamilyEfficiency* e, double compute,
                                 double dram) {
@@ -71,10 +71,6 @@ std::vector<double> errors_with(const std::vector<const Measurement*>& rows,
   for (const Measurement* r : rows) err.push_back(relative_error(predicted_s(*r, *m), r->measured_s));
   return err;
 }
-
-// Rows of one problem: the same descriptor and beta (the measurement's JSON without the plan)
-// in one file (a shape timed in two runs is two problems: the runs may differ by more than 5%).
-std::vector<std::vector<std::size_t>> problems_of(const std::vector<Measurement>& rows);
 
 }  // namespace
 
@@ -164,6 +160,8 @@ std::vector<Measurement> read_measurements(const std::string& path) {
 
 namespace {
 
+// Rows of one problem: the same descriptor and beta (the measurement's JSON without the plan)
+// in one file (a shape timed in two runs is two problems: the runs may differ by more than 5%).
 std::vector<std::vector<std::size_t>> problems_of(const std::vector<Measurement>& rows) {
   std::map<std::string, std::size_t> index;
   std::vector<std::vector<std::size_t>> out;
@@ -290,11 +288,9 @@ std::vector<ledger::FamilyEfficiency> refine_for_picks(
   m.family_efficiency = fitted;
   // The fitted family each row's prediction reads (its own, else the whole tile's), or none.
   std::vector<int> family(rows.size(), -1);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const ledger::FamilyEfficiency* e = m.efficiency_of(family_key(rows[i].config, rows[i].desc));
-    if (e == nullptr) e = m.efficiency_of(family_key(rows[i].config));
-    if (e != nullptr) family[i] = static_cast<int>(e - m.family_efficiency.data());
-  }
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (const ledger::FamilyEfficiency* e = family_efficiency(m, rows[i].config, rows[i].desc))
+      family[i] = static_cast<int>(e - m.family_efficiency.data());
   const std::vector<std::vector<std::size_t>> problems = problems_of(rows);
   std::vector<double> pred(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) pred[i] = predicted_s(rows[i], m);

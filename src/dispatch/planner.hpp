@@ -42,6 +42,10 @@ std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::M
 // predict through it.
 ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelConfig& c,
                                   sched::Mode mode, int split, const ledger::Machine& machine);
+// The fitted figures (ledger::FamilyEfficiency) predict_config applies to a config on a machine
+// for one problem: its own family's ("wgmma 64x128 partial"), else its whole tile's, else none.
+const ledger::FamilyEfficiency* family_efficiency(const ledger::Machine& machine,
+                                                  const KernelConfig& c, const GemmDesc& d);
 
 // Every candidate of `kernels` on `machine` (its sm_count is the worker count), predicted for
 // `beta`; `forced_split` > 0 (Options::split_k) keeps only that count (1: data-parallel, > 1:

@@ -52,15 +52,20 @@ std::vector<int> split_counts(const GemmDesc& d, const KernelConfig& c, sched::M
   return out;
 }
 
+const ledger::FamilyEfficiency* family_efficiency(const ledger::Machine& machine,
+                                                  const KernelConfig& c, const GemmDesc& d) {
+  if (machine.family_efficiency.empty()) return nullptr;
+  const std::string whole = family_key(c), own = family_key(c, d);
+  const ledger::FamilyEfficiency* e = machine.efficiency_of(own);
+  return e != nullptr || own == whole ? e : machine.efficiency_of(whole);
+}
+
 ledger::Prediction predict_config(const GemmDesc& d, double beta, const KernelConfig& c,
                                   sched::Mode mode, int split, const ledger::Machine& machine) {
   ledger::Coefficients co;
   co.compute_efficiency = isa_compute_efficiency(c.isa, machine.simd_bits);
   // What the kernel's family sustains on this machine, where measured runs were fitted.
-  // A partial-tile family not fitted takes its whole-tile figures.
-  const ledger::FamilyEfficiency* e = machine.efficiency_of(family_key(c, d));
-  if (e == nullptr) e = machine.efficiency_of(family_key(c));
-  if (e != nullptr) {
+  if (const ledger::FamilyEfficiency* e = family_efficiency(machine, c, d)) {
     co.compute_efficiency *= e->compute;
     co.dram_efficiency *= e->dram;
   }

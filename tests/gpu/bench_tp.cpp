@@ -3,34 +3,18 @@
 // result (GEMMKIT_TEST_CORRUPT_RESULT=1) is Incorrect, exits 1 and is not timed; more GPUs than
 // visible is refused naming --gpus. Skipped (77) without a GPU; each test skips without NCCL.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "support/gpu_test.hpp"
+#include "support/run_cli.hpp"
 
 namespace {
 
-struct Result {
-  int rc = -1;
-  std::string out;
-};
-
+using Result = gemmkit::test::CliResult;
 Result run(const std::string& args, const std::string& env = "") {
-  const char* bin = std::getenv("GEMMKIT_BIN");
-  EXPECT_NE(bin, nullptr) << "GEMMKIT_BIN not set";
-  const std::string cmd = env + " " + (bin ? bin : "gemmkit") + " bench " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) r.out += buf;
-  const int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return gemmkit::test::run_cli("bench " + args, env);
 }
 
 // The JSON report (stdout starts with it when the command ran).

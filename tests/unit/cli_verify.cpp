@@ -3,31 +3,16 @@
 // testbed). GEMMKIT_BIN is set by CTest to the built command.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <sys/wait.h>
+
+#include "support/run_cli.hpp"
 
 namespace {
 
-struct Result {
-  int rc;
-  std::string out;
-};
+using Result = gemmkit::test::CliResult;
+using gemmkit::test::run_cli;
 
-Result run(const std::string& args, const std::string& env = "") {
-  const char* bin = std::getenv("GEMMKIT_BIN");
-  EXPECT_NE(bin, nullptr) << "GEMMKIT_BIN not set";
-  std::string cmd = env + " " + (bin ? bin : "gemmkit") + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  Result r{-1, ""};
-  if (!p) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) r.out += buf;
-  const int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Result run(const std::string& args, const std::string& env = "") { return run_cli(args, env); }
 
 TEST(CliVerify, AcceptsEveryFlagAndPasses) {
   const std::string flags =

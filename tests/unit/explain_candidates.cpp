@@ -2,29 +2,14 @@
 // terms, or why it was refused), the choice and why: through explain_report's JSON and
 // through the command's text. GEMMKIT_BIN is set by CTest to the built command.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 
 #include "dispatch/model_json.hpp"
+#include "support/run_cli.hpp"
 
 namespace gemmkit::dispatch {
 namespace {
-
-std::string run_cli(const std::string& args, int* rc) {
-  const char* bin = std::getenv("GEMMKIT_BIN");
-  EXPECT_NE(bin, nullptr) << "GEMMKIT_BIN not set";
-  FILE* p = popen(((bin ? bin : "gemmkit") + (" " + args + " 2>&1")).c_str(), "r");
-  std::string out;
-  if (!p) return out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int st = pclose(p);
-  *rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
-}
 
 TEST(ExplainCandidates, JsonListsEveryCandidateWithItsTerms) {
   GemmDesc d{.m = 16, .n = 16, .k = 8192};
@@ -57,8 +42,7 @@ TEST(ExplainCandidates, JsonListsEveryCandidateWithItsTerms) {
 }
 
 TEST(ExplainCandidates, TheCommandPrintsTheTableAndThePlan) {
-  int rc = -1;
-  const std::string out = run_cli("explain --m 16 --n 16 --k 8192 --dtype f32 --backend cpu", &rc);
+  const auto [rc, out] = test::run_cli("explain --m 16 --n 16 --k 8192 --dtype f32 --backend cpu");
   EXPECT_EQ(rc, 0) << out;
   for (const char* part :
        {"candidates (fastest first):", "predicted", "compute", "memory", "waves", "tail",
@@ -67,8 +51,7 @@ TEST(ExplainCandidates, TheCommandPrintsTheTableAndThePlan) {
 }
 
 TEST(ExplainCandidates, KernelsCommandPrintsTypedConfigs) {
-  int rc = -1;
-  const std::string out = run_cli("kernels 'cpu.*'", &rc);
+  const auto [rc, out] = test::run_cli("kernels 'cpu.*'");
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("modes=split_k"), std::string::npos) << out;
   EXPECT_NE(out.find("isa=portable"), std::string::npos) << out;

@@ -63,6 +63,20 @@ ledger::FamilyEfficiency family(std::string name, double compute, double dram) {
   return e;
 }
 
+ledger::Machine without_families(const char* name) {
+  ledger::Machine m = *ledger::find_machine(name);
+  m.family_efficiency.clear();
+  return m;
+}
+
+// The machine the synthetic measurements are priced on: each family at known figures.
+ledger::Machine with_known_families(ledger::Machine m) {
+  m.family_efficiency = {family("cuda_simt 8x2", 1.0, 0.62),
+                         family("mma_sync 16x32 rows", 1.0, 0.81),
+                         family("wgmma 128x256", 0.87, 0.9)};
+  return m;
+}
+
 TEST(FamilyFit, FamilyKeys) {
   EXPECT_EQ(family_key(parse_kernel_config(kGemv)), "cuda_simt 8x2");
   EXPECT_EQ(family_key(parse_kernel_config(kRows)), "mma_sync 16x32 rows");
@@ -70,8 +84,7 @@ TEST(FamilyFit, FamilyKeys) {
 }
 
 TEST(FamilyFit, PredictionAppliesTheFamilysFiguresOnly) {
-  ledger::Machine m = *ledger::find_machine("h200-measured");
-  m.family_efficiency.clear();
+  ledger::Machine m = without_families("h200-measured");
   const GemmDesc d = bf16(1, 4096, 14336);  // DRAM-bound
   const KernelConfig gemv = parse_kernel_config(kGemv), rows = parse_kernel_config(kRows);
   const double gemv0 = predict_config(d, 0, gemv, sched::Mode::DataParallel, 1, m).total_s;
@@ -83,11 +96,8 @@ TEST(FamilyFit, PredictionAppliesTheFamilysFiguresOnly) {
 }
 
 TEST(FamilyFit, RecoversKnownEfficiencies) {
-  ledger::Machine plain = *ledger::find_machine("h200-measured");
-  plain.family_efficiency.clear();
-  ledger::Machine truth = plain;
-  truth.family_efficiency = {family("cuda_simt 8x2", 1.0, 0.62), family("mma_sync 16x32 rows", 1.0, 0.81),
-                             family("wgmma 128x256", 0.87, 0.9)};
+  const ledger::Machine plain = without_families("h200-measured");
+  const ledger::Machine truth = with_known_families(plain);
   const std::vector<Measurement> rows = synthetic(truth);
   const std::vector<ledger::FamilyEfficiency> fit = fit_families(rows, plain, "synthetic");
   ASSERT_EQ(fit.size(), 3u);
@@ -111,11 +121,8 @@ TEST(FamilyFit, RecoversKnownEfficiencies) {
 }
 
 TEST(FamilyFit, RankingStageMovesFiguresTowardTheMeasuredOrder) {
-  ledger::Machine plain = *ledger::find_machine("h200-measured");
-  plain.family_efficiency.clear();
-  ledger::Machine truth = plain;
-  truth.family_efficiency = {family("cuda_simt 8x2", 1.0, 0.62), family("mma_sync 16x32 rows", 1.0, 0.81),
-                             family("wgmma 128x256", 0.87, 0.9)};
+  const ledger::Machine plain = without_families("h200-measured");
+  const ledger::Machine truth = with_known_families(plain);
   const std::vector<Measurement> rows = synthetic(truth);
   // Figures that rank the decode kernels the wrong way round.
   std::vector<ledger::FamilyEfficiency> wrong = {family("cuda_simt 8x2", 1.0, 0.9),

@@ -5,7 +5,6 @@
 #include "dispatch/tune_cache.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,6 +17,7 @@
 
 #include "dispatch/plan_cache.hpp"
 #include "dispatch/planner.hpp"
+#include "support/run_cli.hpp"
 
 namespace gemmkit::dispatch {
 namespace {
@@ -254,24 +254,8 @@ TEST_F(TuneCache, MergeReplacesTheEntryOfTheSameKey) {
 }
 
 // The command: tune a small CPU shape, then explain reads the file.
-struct Result {
-  int rc;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const char* bin = std::getenv("GEMMKIT_BIN");
-  EXPECT_NE(bin, nullptr) << "GEMMKIT_BIN not set";
-  std::string cmd = std::string(bin ? bin : "gemmkit") + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  Result r{-1, ""};
-  if (!p) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) r.out += buf;
-  const int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using Result = test::CliResult;
+Result run(const std::string& args) { return test::run_cli(args); }
 
 TEST_F(TuneCache, TuneWritesTheCacheAndExplainReadsIt) {
   const std::string shape = "--m 40 --n 24 --k 16 --dtype f32 --backend cpu";
