@@ -181,6 +181,7 @@ int run_bench(const BenchOptions& o, CLI::App* cmd) {
   hs.schedule = request.schedule;
   hs.batch_invariant = request.batch_invariant;
   hs.dynamic_schedule = request.dynamic_schedule;
+  hs.sm_count_target = request.sm_count_target;
   hs.seed = o.problem.seed;
   hs.check.max_reference_flop = o.max_reference_check_flop;
   hs.warm = o.warm;
@@ -318,7 +319,8 @@ void add_bench_command(CLI::App& app) {
     const TpRunSettings rs{.warmup_ms = o->quick ? 5 : o->warmup_ms,
                            .rep_ms = o->quick ? 20 : o->rep_ms,
                            .min_reps = o->min_reps,
-                           .seed = o->problem.seed};
+                           .seed = o->problem.seed,
+                           .sm_count_target = o->problem.sm_count};
     exit_code = tp_bench_command(*tp, o->problem, ab_given, d_given, rs, o->format, o->output,
                                  cmd->count("--tp-machine") > 0);
   });

@@ -164,6 +164,10 @@ void ProblemOptions::add_to(CLI::App* cmd, bool with_sizes, bool with_schedule) 
     cmd->add_flag("--dynamic-schedule", dynamic_schedule,
                   "persistent kernels take data-parallel tiles from a counter, not a fixed deal "
                   "(Options::dynamic_schedule)");
+    cmd->add_option("--sm-count", sm_count,
+                    "CUDA: the persistent kernels occupy at most N SMs, the rest left to other "
+                    "work; 0: all (Options::sm_count_target)")
+        ->capture_default_str();
   }
   cmd->add_option("--seed", seed, "seed of the U[-1,1] fills")->capture_default_str();
   cmd->add_flag("--json", json, "print one JSON object");
@@ -181,6 +185,7 @@ Backend ProblemOptions::backend_value() const {
 
 Options ProblemOptions::options() const {
   if (split_k < 0) throw CLI::ValidationError("--split-k", "must be >= 0");
+  if (sm_count < 0) throw CLI::ValidationError("--sm-count", "must be >= 0 (0: every SM)");
   Schedule s = Schedule::Auto;
   if (schedule == "data_parallel")
     s = Schedule::DataParallel;
@@ -207,7 +212,8 @@ Options ProblemOptions::options() const {
                  .split_k = split_k,
                  .schedule = s,
                  .batch_invariant = batch_invariant,
-                 .dynamic_schedule = dynamic_schedule};
+                 .dynamic_schedule = dynamic_schedule,
+                 .sm_count_target = sm_count};
 }
 
 GemmDesc ProblemOptions::desc() const {

@@ -44,6 +44,7 @@ struct ProblemOptions {
   std::string schedule = "auto";    // Options::schedule
   bool batch_invariant = false;     // Options::batch_invariant
   bool dynamic_schedule = false;    // Options::dynamic_schedule
+  int sm_count = 0;                 // Options::sm_count_target
   // The tuning cache the planner reads (dispatch::set_tune_cache_path, applied by options());
   // empty: GEMMKIT_TUNE_CACHE. `tune` writes it instead (default gemmkit-tune.json there).
   std::string tune_cache;

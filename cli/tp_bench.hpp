@@ -22,6 +22,9 @@ struct TpRunSettings {
   double warmup_ms = 25, rep_ms = 100;
   int min_reps = 3;
   std::uint64_t seed = 1;
+  // --sm-count: Options::sm_count_target of the overlapped run's GEMMs (the SMs left to NCCL's
+  // kernels); 0: every SM.
+  int sm_count_target = 0;
 };
 
 // GPUs this process sees (0 without CUDA or without a device).

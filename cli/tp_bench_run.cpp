@@ -231,8 +231,10 @@ void run_rank(const Whole& w, const TpRunSettings& rs, int r, ncclComm_t nc, Sha
   const auto dist_op = [&](int chunks) {
     dist::TpOptions t = tpo;
     t.chunks = chunks;
-    return column ? dist::column_parallel(comm, local, args, t, cuda_opt(stream))
-                  : dist::row_parallel(comm, local, args, t, cuda_opt(stream));
+    Options o = cuda_opt(stream);
+    if (chunks > 1) o.sm_count_target = rs.sm_count_target;  // SMs left to the collectives
+    return column ? dist::column_parallel(comm, local, args, t, o)
+                  : dist::row_parallel(comm, local, args, t, o);
   };
   const auto collective = [&] {
     if (column)

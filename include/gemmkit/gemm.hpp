@@ -177,6 +177,13 @@ struct Options {
   // kernels (not in clusters) in their data-parallel mode; the counter lives in gemmkit's pool,
   // or in the caller's workspace (workspace_size counts it, cleared on the stream each call).
   bool dynamic_schedule = false;
+  // CUDA: the persistent kernels (the sm90 tiles' grid, the decode row blocks) occupy at most
+  // this many SMs, leaving the others to a kernel running beside the GEMM (a collective that
+  // overlaps it, another stream's work); the planner ranks with that many SMs and ignores the
+  // tuning cache (its winners were timed on the whole device). 0: every SM. Like cuBLASLt's
+  // CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET. Kernels whose grid is one CTA per output block (GEMV,
+  // SIMT, the ladder) launch as without it; the CPU ignores it. < 0: InvalidValue.
+  int sm_count_target = 0;
 };
 
 // Shape of the stored operand (rows, cols) for a descriptor.

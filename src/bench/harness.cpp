@@ -109,14 +109,17 @@ double Harness::predict(const GemmDesc& desc, double beta, const std::string& ke
                     .threads = s_.threads,
                     .split_k = s_.split_k,
                     .schedule = s_.schedule,
-                    .batch_invariant = s_.batch_invariant};
+                    .batch_invariant = s_.batch_invariant,
+                    .sm_count_target = s_.sm_count_target};
     const GemmArgs args{.beta = beta};
     const dispatch::Plan p = dispatch::make_plan(d, o, &args);
     if (!p.status) return std::nan("");
     const ledger::Machine m =
         s_.ledger_machine.empty()
-            ? dispatch::planning_machine(s_.backend, s_.threads)
-            : dispatch::limit_threads(ledger::resolve_machine(ledger_machine_), s_.threads);
+            ? dispatch::planning_machine(s_.backend, o)
+            : dispatch::limit_sms(
+                  dispatch::limit_threads(ledger::resolve_machine(ledger_machine_), s_.threads),
+                  s_.sm_count_target);
     const double ms =
         dispatch::predict_config(d, beta, p.launch.config, p.launch.mode, p.launch.split, m)
                 .total_s *
@@ -258,7 +261,8 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
   std::unique_ptr<Provider> base;
   if (s_.baseline == "openblas") base = make_openblas_provider(d, p.alpha, p.beta, s_.threads);
   else if (s_.baseline == "cublas")
-    base = make_cublaslt_provider(d, p.alpha, p.beta, s_.cublas_fp32_reduction);
+    base = make_cublaslt_provider(d, p.alpha, p.beta, s_.cublas_fp32_reduction,
+                                  s_.sm_count_target);
   Verified vb;
   Row brow;
   bool base_timed = false;
@@ -307,7 +311,7 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
     auto cand = make_gemmkit_provider(d, p.alpha, p.beta, c.kernel, c.config, s_.backend,
                                       s_.threads, c.own_plan ? c.split_k : s_.split_k,
                                       c.own_plan ? c.schedule : s_.schedule, s_.batch_invariant,
-                                      s_.dynamic_schedule);
+                                      s_.dynamic_schedule, s_.sm_count_target);
     const Verified vc = verify(*cand, hc, sets, target);
     r.disposition = vc.disposition;
     r.check = vc.check;

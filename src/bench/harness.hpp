@@ -47,6 +47,7 @@ struct HarnessSettings {
   Schedule schedule = Schedule::Auto;  // Options::schedule of every gemmkit call
   bool batch_invariant = false;        // Options::batch_invariant of every gemmkit call
   bool dynamic_schedule = false;       // Options::dynamic_schedule of every gemmkit call
+  int sm_count_target = 0;             // Options::sm_count_target of every gemmkit call
   std::uint64_t seed = 1;
   CheckPolicy check;
   bool warm = false;              // no rotation, no flush (self-tests only)

@@ -40,14 +40,16 @@ class Provider {
 };
 
 // A registered gemmkit kernel called through gemm() with Options::kernel set (and
-// Options::split_k, ::schedule, ::batch_invariant, ::dynamic_schedule as given).
+// Options::split_k, ::schedule, ::batch_invariant, ::dynamic_schedule, ::sm_count_target as
+// given).
 std::unique_ptr<Provider> make_gemmkit_provider(const GemmDesc& desc, double alpha, double beta,
                                                 const std::string& kernel,
                                                 const std::string& config, Backend backend,
                                                 int threads, int split_k = 0,
                                                 Schedule schedule = Schedule::Auto,
                                                 bool batch_invariant = false,
-                                                bool dynamic_schedule = false);
+                                                bool dynamic_schedule = false,
+                                                int sm_count_target = 0);
 
 // OpenBLAS through CBLAS (f32 and f64; other dtypes report unsupported()).
 std::unique_ptr<Provider> make_openblas_provider(const GemmDesc& desc, double alpha, double beta,
@@ -56,7 +58,9 @@ std::unique_ptr<Provider> make_openblas_provider(const GemmDesc& desc, double al
 // cuBLASLt (heuristic algorithm, 32 MiB workspace). Without CUDA: unsupported().
 // `fp32_reduction`: the heuristic may only pick split-K algorithms that sum the partials in a
 // workspace of the compute type (CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK), not in D.
+// `sm_count_target` > 0: CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET (gemmkit's --sm-count).
 std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc& desc, double alpha, double beta,
-                                                 bool fp32_reduction = false);
+                                                 bool fp32_reduction = false,
+                                                 int sm_count_target = 0);
 
 }  // namespace gemmkit::bench

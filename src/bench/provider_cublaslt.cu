@@ -35,8 +35,12 @@ bool is_fp8(DType t) { return t == DType::E4M3 || t == DType::E5M2; }
 
 class CublasLtProvider final : public Provider {
  public:
-  CublasLtProvider(const GemmDesc& desc, double alpha, double beta, bool fp32_reduction)
-      : desc_(with_default_lds(desc)), form_(colmajor_form(desc_)), fp32_reduction_(fp32_reduction) {
+  CublasLtProvider(const GemmDesc& desc, double alpha, double beta, bool fp32_reduction,
+                   int sm_count_target)
+      : desc_(with_default_lds(desc)),
+        form_(colmajor_form(desc_)),
+        fp32_reduction_(fp32_reduction),
+        sm_count_target_(sm_count_target) {
     why_ = setup(alpha, beta);
   }
   ~CublasLtProvider() override {
@@ -109,6 +113,15 @@ class CublasLtProvider final : public Provider {
                            "set TRANSB");
         !e.empty())
       return e;
+    // The same SM budget as gemmkit's calls (Options::sm_count_target), where one is set.
+    if (sm_count_target_ > 0) {
+      const std::int32_t sms = sm_count_target_;
+      if (std::string e = lt(cublasLtMatmulDescSetAttribute(
+                                 op_, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &sms, sizeof sms),
+                             "set SM_COUNT_TARGET");
+          !e.empty())
+        return e;
+    }
     const std::int64_t m = form_.m, n = form_.n, k = form_.k;
     if (std::string e = layout(&a_, ta, form_.trans_first ? k : m, form_.trans_first ? m : k,
                                form_.ld_first, form_.stride_first);
@@ -167,7 +180,8 @@ class CublasLtProvider final : public Provider {
     config_ = form_.ops() + " algo=" + std::to_string(algo_id) + " tile_id=" +
               std::to_string(tile) + " stages_id=" + std::to_string(stages) +
               " splitk=" + std::to_string(splitk) + " ws=32MiB" +
-              (fp32_reduction_ ? " reduction=fp32" : "");
+              (fp32_reduction_ ? " reduction=fp32" : "") +
+              (sm_count_target_ > 0 ? " sms=" + std::to_string(sm_count_target_) : "");
     return {};
   }
 
@@ -214,6 +228,7 @@ class CublasLtProvider final : public Provider {
   GemmDesc desc_;
   ColMajorForm form_;
   bool fp32_reduction_ = false;
+  int sm_count_target_ = 0;
   std::string why_, config_;
   cudaDataType_t scale_ = CUDA_R_32F;
   float alpha_f_ = 1, beta_f_ = 0;
@@ -230,8 +245,9 @@ class CublasLtProvider final : public Provider {
 }  // namespace
 
 std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc& desc, double alpha,
-                                                 double beta, bool fp32_reduction) {
-  return std::make_unique<CublasLtProvider>(desc, alpha, beta, fp32_reduction);
+                                                 double beta, bool fp32_reduction,
+                                                 int sm_count_target) {
+  return std::make_unique<CublasLtProvider>(desc, alpha, beta, fp32_reduction, sm_count_target);
 }
 
 }  // namespace gemmkit::bench

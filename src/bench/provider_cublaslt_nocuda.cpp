@@ -16,7 +16,7 @@ class NoCublas final : public Provider {
 };
 }  // namespace
 
-std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc&, double, double, bool) {
+std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc&, double, double, bool, int) {
   return std::make_unique<NoCublas>();
 }
 

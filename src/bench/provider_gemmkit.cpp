@@ -12,7 +12,7 @@ class GemmkitProvider final : public Provider {
  public:
   GemmkitProvider(const GemmDesc& desc, double alpha, double beta, std::string kernel,
                   std::string config, Backend backend, int threads, int split_k, Schedule schedule,
-                  bool batch_invariant, bool dynamic_schedule)
+                  bool batch_invariant, bool dynamic_schedule, int sm_count_target)
       : desc_(desc),
         alpha_(alpha),
         beta_(beta),
@@ -24,6 +24,7 @@ class GemmkitProvider final : public Provider {
     opt_.schedule = schedule;
     opt_.batch_invariant = batch_invariant;
     opt_.dynamic_schedule = dynamic_schedule;
+    opt_.sm_count_target = sm_count_target;
     opt_.kernel = kernel_.c_str();
     opt_.allow_fallback = false;  // time the kernel asked for, or say it cannot run
     if (Status s = can_implement(desc_, opt_); !s) {
@@ -76,9 +77,11 @@ std::unique_ptr<Provider> make_gemmkit_provider(const GemmDesc& desc, double alp
                                                 const std::string& kernel,
                                                 const std::string& config, Backend backend,
                                                 int threads, int split_k, Schedule schedule,
-                                                bool batch_invariant, bool dynamic_schedule) {
+                                                bool batch_invariant, bool dynamic_schedule,
+                                                int sm_count_target) {
   return std::make_unique<GemmkitProvider>(desc, alpha, beta, kernel, config, backend, threads,
-                                           split_k, schedule, batch_invariant, dynamic_schedule);
+                                           split_k, schedule, batch_invariant, dynamic_schedule,
+                                           sm_count_target);
 }
 
 }  // namespace gemmkit::bench

@@ -80,7 +80,7 @@ KernelInfo sm90_kernel(sm90::TileConfig cfg, int priority, bool planned = true) 
                    const Options& o) { return sm90::run(cfg, plan.mode, plan.split, d, a, o); },
       .workspace_bytes =
           [cfg](const GemmDesc& d, const GemmArgs* a, const LaunchPlan& plan) {
-            return sm90::workspace_bytes(cfg, plan.mode, d, a, plan.split, plan.dynamic);
+            return sm90::workspace_bytes(cfg, plan.mode, d, a, plan.split, plan.dynamic, plan.sms);
           },
       .pooled_workspace = true,
       .planned = planned,
@@ -250,7 +250,9 @@ void register_cuda_kernels(Registry& r) {
         return gemv::decode_rows_run(d, a, o);
       },
       .workspace_bytes = [](const GemmDesc& d, const GemmArgs* a,
-                            const LaunchPlan&) { return gemv::decode_rows_workspace_bytes(d, a); },
+                            const LaunchPlan& plan) {
+        return gemv::decode_rows_workspace_bytes(d, a, plan.sms);
+      },
       .pooled_workspace = true,
       .m_invariant = false,  // M or N <= 16 only, the large side as M, rows sized to the SMs
   });

@@ -22,6 +22,7 @@ std::size_t planned_workspace(const GemmDesc& desc, const GemmArgs* args, const 
   if (!p.status || !p.launch.kernel->workspace_bytes) return 0;
   dispatch::LaunchPlan launch = p.launch;
   launch.dynamic = opt.dynamic_schedule;
+  launch.sms = opt.sm_count_target;
   return launch.kernel->workspace_bytes(d, args, launch);
 }
 
@@ -51,6 +52,7 @@ Status gemm(const GemmDesc& desc, const GemmArgs& args, const Options& opt) {
     if (!p.status) return p.status;
     dispatch::LaunchPlan launch = p.launch;
     launch.dynamic = opt.dynamic_schedule;
+    launch.sms = opt.sm_count_target;
     const dispatch::KernelInfo& k = *launch.kernel;
     if (k.workspace_bytes) {
       // A workspace the caller gives must be large enough; without one, kernels that can

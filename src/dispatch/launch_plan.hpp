@@ -20,6 +20,7 @@ struct LaunchPlan {
   int split = 1;
   std::size_t workspace_bytes = 0;  // filled by the front door for the call's pointers
   bool dynamic = false;             // Options::dynamic_schedule (the front door's copy)
+  int sms = 0;                      // Options::sm_count_target (the front door's copy; 0: all)
   double predicted_s = 0;           // the ledger's time for this plan (0: not predicted)
 };
 

@@ -211,7 +211,7 @@ ExplainReport explain_report(const GemmDesc& desc, const Options& opt, double be
   p.status = core::validate_desc(d);
   const GemmArgs args{.beta = beta};  // no pointers: only beta reaches the planner
   if (p.status) p = make_plan(d, opt, &args, /*with_reasons=*/true);
-  const ledger::Machine machine = planning_machine(p.backend, opt.threads);
+  const ledger::Machine machine = planning_machine(p.backend, opt);
   const LaunchPlan& l = p.launch;
   json& j = out.json;
   j = json{{"status", to_string(p.status)},

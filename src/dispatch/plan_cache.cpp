@@ -15,7 +15,7 @@ namespace gemmkit::dispatch {
 namespace {
 
 struct Key {
-  std::array<std::int64_t, 37> v{};
+  std::array<std::int64_t, 38> v{};
   std::string kernel;
   bool operator==(const Key&) const = default;
 };
@@ -44,6 +44,7 @@ Key key_of(const GemmDesc& d, const Options& opt, const GemmArgs* args) {
   put(static_cast<int>(opt.backend));  // a forced kernel checks it against its own
   put(opt.kernel != nullptr ? -1 : static_cast<int>(resolve_backend(opt, args)));
   put(opt.threads), put(opt.split_k), put(static_cast<int>(opt.schedule));
+  put(opt.sm_count_target);  // another machine to rank on
   put(opt.batch_invariant);  // another kernel set, another reference M
   put(args != nullptr && args->beta != 0.0);
   if (opt.kernel != nullptr) key.kernel = opt.kernel;

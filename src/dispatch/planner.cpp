@@ -172,11 +172,34 @@ ledger::Machine planning_machine(Backend b, int threads) {
   return limit_threads(planning_machine(b), threads);
 }
 
+ledger::Machine limit_sms(ledger::Machine m, int sms) {
+  if (m.kind == "gpu" && sms > 0 && sms < m.sm_count) {
+    for (double& peak : m.peak) peak = peak * sms / m.sm_count;
+    m.sm_count = sms;
+  }
+  return m;
+}
+
+ledger::Machine planning_machine(Backend b, const Options& opt) {
+  return limit_sms(planning_machine(b, opt.threads), opt.sm_count_target);
+}
+
 Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool with_reasons) {
   Plan p;
   const Notes note{with_reasons ? &p.reasons : nullptr};
   const Registry& reg = registry();
   const double beta = args != nullptr ? args->beta : 0.0;
+  if (opt.sm_count_target < 0) {
+    p.status = GEMMKIT_INVALID(Arg::None, "Options::sm_count_target = " +
+                                              std::to_string(opt.sm_count_target) +
+                                              ": must be >= 0 (0: every SM)");
+    return p;
+  }
+  if (opt.sm_count_target > 0)
+    note.add([&] {
+      return "at most " + std::to_string(opt.sm_count_target) +
+             " SMs (Options::sm_count_target): ranked on that many, no tuning cache";
+    });
   if (opt.batch_invariant) {
     if (p.status = check_batch_invariant(opt); !p.status) return p;
     p.planned_m = kBatchInvariantM;
@@ -213,7 +236,7 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   // The tuning cache's plan for d, where neither a split count nor a schedule is requested
   // (batch_invariant requests both); for a kernel named in opt, only a plan of that kernel.
   const auto take_cached = [&](const std::vector<Candidate>& ranked, const KernelInfo* named) {
-    if (forced != 0 || sched_req != Schedule::Auto) return false;
+    if (forced != 0 || sched_req != Schedule::Auto || opt.sm_count_target > 0) return false;
     p.tuned = find_tuned(d, p.backend, beta, opt.threads);
     if (p.tuned && named != nullptr && p.tuned->kernel != named->name) p.tuned.reset();
     return p.tuned.has_value() && take_tuned(p, *p.tuned, ranked, reg, d, note);
@@ -257,7 +280,7 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     // Its modes and split counts ranked by the ledger; without a count worth trying, the
     // data-parallel mode, or the split-K kernel's own policy.
     std::vector<Candidate> ranked = rank_candidates(
-        planned, beta, {k}, planning_machine(p.backend, opt.threads), forced, sched_req);
+        planned, beta, {k}, planning_machine(p.backend, opt), forced, sched_req);
     // A tuned plan of this very kernel is taken: `gemmkit bench` names the planner's kernel,
     // and its row must run the tuned mode and split, not the ledger's best of that kernel.
     if (!take_cached(ranked, k) && !take_best(p, ranked, note)) {
@@ -298,7 +321,7 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     else if (reference == nullptr)
       reference = &k;
   }
-  const ledger::Machine machine = planning_machine(p.backend, opt.threads);
+  const ledger::Machine machine = planning_machine(p.backend, opt);
   std::vector<Candidate> ranked =
       rank_candidates(planned, beta, production, machine, forced, sched_req);
   note.add([&] {

@@ -84,6 +84,11 @@ const ledger::Machine& planning_machine(Backend b);
 ledger::Machine limit_threads(ledger::Machine m, int threads);
 // planning_machine(b) limited to Options::threads.
 ledger::Machine planning_machine(Backend b, int threads);
+// A GPU machine limited to `sms` SMs (0: all): fewer workers, the peaks scaled, the memory
+// figures kept (a part of the SMs still draws most of the bandwidth). Other machines as they are.
+ledger::Machine limit_sms(ledger::Machine m, int sms);
+// planning_machine(b) limited to Options::threads and Options::sm_count_target.
+ledger::Machine planning_machine(Backend b, const Options& opt);
 
 // The backend a call runs on: the requested one; for Auto, CUDA when a device is usable and D
 // is not host memory (args may be null), else the CPU.

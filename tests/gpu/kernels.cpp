@@ -15,6 +15,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bench/device_mem.hpp"
@@ -515,6 +516,60 @@ TEST_P(CudaKernel, DynamicSchedule) {
   bench::device_free(ws);
 }
 
+// Options::sm_count_target (at most that many SMs for the persistent grid): data-parallel at
+// 1.25 waves of the whole device (so a capped grid walks more tiles per CTA), split-K whose
+// count must fit the capped grid, stream-K; each verified, and the data-parallel bits equal
+// the uncapped call's (a tile's sum does not depend on which CTA computes it). A cap of one
+// SM (a clustered kernel takes its cluster) still runs every tile.
+TEST_P(CudaKernel, SmCountTarget) {
+  const Subject& r = GetParam();
+  if (r.role != kProduction) GTEST_SKIP() << "a launch option of the persistent kernels";
+  const dispatch::KernelConfig& cfg = dispatch::registry().find(r.kernel)->config;
+  std::uint64_t seed = 1500;
+  const Case dp_case{.m = 11 * r.tile_m - 3,
+                     .n = 15 * r.tile_n,
+                     .k = 200,
+                     .c = DType::F32,
+                     .d = DType::F32,
+                     .beta = 0.5};
+  bench::HostCase hc = bench::HostCase::make(make_desc(dp_case), dp_case.alpha, dp_case.beta, 1490);
+  std::vector<std::uint8_t> whole = hc.d;
+  const Options all{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::DataParallel};
+  ASSERT_TRUE(run_device(hc, whole, all).ok());
+  for (int sms : {1, 20, 66, 131}) {
+    Options capped = all;
+    capped.sm_count_target = sms;
+    const std::string what = std::string(r.kernel) + " on " + std::to_string(sms) + " SMs";
+    const bench::VerifyResult v =
+        bench::verify_case(make_desc(dp_case), dp_case.alpha, dp_case.beta, capped, ++seed);
+    EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+        << what << " " << describe(dp_case, seed) << ": " << v.note << " " << v.cmp.first_failure;
+    std::vector<std::uint8_t> got = hc.d;
+    ASSERT_TRUE(run_device(hc, got, capped).ok()) << what;
+    EXPECT_TRUE(got == whole) << what << ": not the uncapped call's bits";
+  }
+  // Split-K on 40 SMs: few tiles, long K; the planner's count fits the capped grid.
+  const Case sk{.m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32,
+                .beta = 0.5};
+  if (cfg.supports(sched::Mode::SplitK)) {
+    const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::SplitK,
+                      .sm_count_target = 40};
+    const bench::VerifyResult v = bench::verify_case(make_desc(sk), sk.alpha, sk.beta, opt, ++seed);
+    EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+        << r.kernel << " split-K on 40 SMs " << describe(sk, seed) << ": " << v.note << " "
+        << v.cmp.first_failure << " " << to_string(v.status);
+  }
+  if (cfg.supports(sched::Mode::StreamK)) {
+    const Case st{.m = 3 * r.tile_m, .n = 5 * r.tile_n, .k = 3000, .beta = 1.0};
+    const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::StreamK,
+                      .sm_count_target = 12};
+    const bench::VerifyResult v = bench::verify_case(make_desc(st), st.alpha, st.beta, opt, ++seed);
+    EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+        << r.kernel << " stream-K on 12 SMs " << describe(st, seed) << ": " << v.note << " "
+        << v.cmp.first_failure;
+  }
+}
+
 // Stream-K (a scheduler mode of the production kernels): 1.25 waves of tiles (all spread by K;
 // a worker's share crosses tile boundaries: 8 K-iterations a tile, 10 a worker), 2.5 waves
 // (two data-parallel waves first), fewer tiles than SMs, a batch, alpha == 0, K == 0, an
@@ -780,6 +835,26 @@ TEST(CudaDecodeRows, SmallSideCutsAndKTails) {
         }
         expect_passes(kRows, c, ++seed);
       }
+}
+
+// Options::sm_count_target: the row blocks fill the SMs they are given (fewer rows a block
+// or more blocks a CTA, a split only in one wave of the capped clusters); verified on 1, 16
+// and 100 SMs, unsplit and split shapes.
+TEST(CudaDecodeRows, SmCountTarget) {
+  std::uint64_t seed = 2950;
+  for (int sms : {1, 16, 100})
+    for (auto [small, large, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{16, 4096, 4096},
+                                   {1, 2112, 7168}, {4, 7168, 2048}}) {
+      const Case c{.m = small, .n = large, .k = k, .la = Layout::RowMajor,
+                   .lb = Layout::ColMajor, .lc = Layout::RowMajor, .c = DType::F32,
+                   .d = DType::BF16, .alpha = 1.0, .beta = 0.5};
+      if (!takes(make_desc(c))) continue;
+      const Options opt{.backend = Backend::Cuda, .kernel = kRows, .sm_count_target = sms};
+      const bench::VerifyResult v = bench::verify_case(make_desc(c), c.alpha, c.beta, opt, ++seed);
+      EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+          << kRows << " on " << sms << " SMs " << describe(c, seed) << ": " << v.note << " "
+          << v.cmp.first_failure << " " << to_string(v.status);
+    }
 }
 
 TEST(CudaDecodeRows, LayoutsTakenAndRefused) {

@@ -256,5 +256,48 @@ TEST(PlannerRank, ForcedSplitOnTheCpu) {
   EXPECT_EQ(one.launch.split, 1);
 }
 
+// Options::sm_count_target: the planner ranks on a machine with that many SMs (split counts
+// that fill them, slower predictions for work that filled the whole device); the CPU machine
+// is untouched; a negative count is refused naming the option, and gemm() writes nothing.
+TEST(PlannerRank, SmCountTarget) {
+  const ledger::Machine capped = limit_sms(h200(), 100);
+  EXPECT_EQ(capped.sm_count, 100);
+  EXPECT_LT(capped.peak[0], h200().peak[0]);
+  EXPECT_DOUBLE_EQ(capped.dram_bytes_per_s, h200().dram_bytes_per_s);
+  EXPECT_EQ(limit_sms(h200(), 0).sm_count, h200().sm_count);
+  EXPECT_EQ(limit_sms(h200(), 500).sm_count, h200().sm_count);
+  const ledger::Machine cpu = ledger::host_machine_nominal();
+  EXPECT_EQ(limit_sms(cpu, 1).sm_count, cpu.sm_count);
+
+  const auto ks = sm90_like();
+  const auto full = rank_candidates(bf16(256, 256, 32768), 0.0, pointers(ks), h200());
+  const auto part = rank_candidates(bf16(256, 256, 32768), 0.0, pointers(ks), capped);
+  ASSERT_TRUE(full.front().status);
+  ASSERT_TRUE(part.front().status);
+  for (const Candidate& c : part) {
+    if (!c.status || c.mode != Mode::SplitK) continue;
+    const KernelConfig& cfg = c.kernel->config;
+    const std::int64_t tiles = (256 + cfg.tile_m * cfg.cluster_m - 1) / (cfg.tile_m * cfg.cluster_m) *
+                               ((256 + cfg.tile_n - 1) / cfg.tile_n);
+    EXPECT_LE(tiles * c.split, 100) << c.kernel->name << " split " << c.split;
+  }
+  const auto big_full = rank_candidates(bf16(8192, 8192, 8192), 0.0, pointers(ks), h200());
+  const auto big_part = rank_candidates(bf16(8192, 8192, 8192), 0.0, pointers(ks), capped);
+  EXPECT_GT(big_part.front().predicted_s(), 1.2 * big_full.front().predicted_s());
+
+  const GemmDesc d = with_default_lds(GemmDesc{.m = 8, .n = 8, .k = 8});
+  const Plan bad = make_plan(d, {.backend = Backend::Cpu, .sm_count_target = -1});
+  EXPECT_EQ(bad.status.code, StatusCode::InvalidValue);
+  EXPECT_NE(bad.status.message.find("sm_count_target"), std::string::npos) << bad.status.message;
+  std::vector<float> a(64, 1.f), b(64, 1.f), out(64, 7.f);
+  const Status s = gemm(d, {.a = a.data(), .b = b.data(), .d = out.data(), .alpha = 1, .beta = 0},
+                        {.backend = Backend::Cpu, .sm_count_target = -3});
+  EXPECT_EQ(s.code, StatusCode::InvalidValue);
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](float x) { return x == 7.f; }));
+  // On the CPU the count is ignored: the plan and the result are as without it.
+  const Plan cpu_plan = make_plan(d, {.backend = Backend::Cpu, .sm_count_target = 4});
+  ASSERT_TRUE(cpu_plan.status) << to_string(cpu_plan.status);
+}
+
 }  // namespace
 }  // namespace gemmkit::dispatch

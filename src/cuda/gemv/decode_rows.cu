@@ -394,7 +394,7 @@ Cut cut_of(int64_t m, int64_t batch, int64_t k, int sms, int forced) {
   double best_cost = 1e300;
   for (int s = 1; s <= kMaxSplits; ++s) {
     if (forced > 0 && s != forced) continue;
-    const int64_t held = s == 1 ? sms : int64_t{max_clusters(s)} * s;
+    const int64_t held = s == 1 ? sms : int64_t{std::min(max_clusters(s), sms / s)} * s;
     if (held <= 0 || (s > 1 && k < 512 * s)) continue;  // a stage is at most 512 of K
     for (int r = 8; r <= kMaxRows; r += 8) {
       const int64_t ctas = batch * ceil_div(m, r) * s;
@@ -581,16 +581,18 @@ Status decode_rows_can_implement(const GemmDesc& d) {
 // (sm90's 128 x 64 tile with the large side as M), which stages any operand.
 constexpr sm90::TileConfig kFallback{.blk_n = 64, .large_m = true};
 
-std::size_t decode_rows_workspace_bytes(const GemmDesc& d, const GemmArgs* args) {
+std::size_t decode_rows_workspace_bytes(const GemmDesc& d, const GemmArgs* args, int sm_target) {
   if (args == nullptr || refuse_shape(gpu::make_problem(d, *args, true)).ok()) return 0;
-  return sm90::workspace_bytes(kFallback, sched::Mode::SplitK, d, args, 0);
+  return sm90::workspace_bytes(kFallback, sched::Mode::SplitK, d, args, 0, false, sm_target);
 }
 
 Status decode_rows_run(const GemmDesc& d, const GemmArgs& args, const Options& opt) {
   const gpu::Problem pr = gpu::make_problem(d, args, true);
   if (!refuse_shape(pr)) return sm90::run(kFallback, sched::Mode::SplitK, 0, d, args, opt);
   const auto stream = static_cast<cudaStream_t>(opt.stream);
-  const int sms = std::max(1, sm90::device_sm_count());
+  // The row blocks fill the SMs the caller lets it have (Options::sm_count_target).
+  const int dev_sms = std::max(1, sm90::device_sm_count());
+  const int sms = opt.sm_count_target > 0 ? std::min(dev_sms, opt.sm_count_target) : dev_sms;
   XSource x{};
   if (pr.params.read_ab) x_source_of(pr, pr.params.k, &x);
   Geometry g;

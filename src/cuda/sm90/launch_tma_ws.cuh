@@ -53,6 +53,8 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
                          "sm90: cannot set up the kernel (shared memory limit or cluster size)");
   const gpu::Params& p = pr.params;
+  // Resident CTAs, no more than the launch's SM budget (Options::sm_count_target) allows.
+  const int max_ctas = std::max(CLUSTER, std::min(k.max_ctas, ln.sms / CLUSTER * CLUSTER));
   // The scheduler's tile is the cluster's: CLUSTER vertically adjacent CTA tiles.
   const sched::Problem sp{.m = p.m, .n = p.n, .k_iters = sched::ceil_div(p.k, K::BLK_K),
                           .batch = pr.batch, .tile_m = K::BLK_M * CLUSTER, .tile_n = BLK_N};
@@ -63,7 +65,7 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
   const bool streamk = ln.mode == sched::Mode::StreamK && p.read_ab && K::kStreamK;
   sched::Params params = sched::make_params(
       sp, split ? sched::Mode::SplitK : streamk ? sched::Mode::StreamK : sched::Mode::DataParallel,
-      k.max_ctas / CLUSTER, 8, ln.splits, kStreamKMinIters);
+      max_ctas / CLUSTER, 8, ln.splits, kStreamKMinIters);
   const int64_t units = params.tiles() * params.splits;
   if (split && units > params.workers)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,

@@ -44,6 +44,13 @@ const DeviceInfo* device_info() {
   return &devices[static_cast<std::size_t>(dev)];
 }
 
+// The SMs a launch may occupy: the device's, or Options::sm_count_target where that is fewer
+// (a cluster's worth at least).
+int sm_budget(const DeviceInfo& dev, const TileConfig& cfg, int target) {
+  if (target <= 0 || target >= dev.sms) return dev.sms;
+  return std::max(target, cfg.cluster);
+}
+
 // The canonical problem of a descriptor whose pointers are not known yet.
 gpu::Problem problem_of(const TileConfig& cfg, const GemmDesc& d, const GemmArgs* args) {
   GemmArgs a = args != nullptr ? *args : GemmArgs{};
@@ -112,11 +119,11 @@ Status can_implement(const GemmDesc& d) {
 }
 
 std::size_t workspace_bytes(const TileConfig& cfg, sched::Mode mode, const GemmDesc& d,
-                            const GemmArgs* args, int split, bool dynamic) {
+                            const GemmArgs* args, int split, bool dynamic, int sm_target) {
   dynamic = dynamic_launch(cfg, mode, dynamic);
   const gpu::Problem pr = problem_of(cfg, d, args);
   const DeviceInfo* dev = device_info();
-  const int sms = dev != nullptr ? dev->sms : 0;
+  const int sms = dev != nullptr ? sm_budget(*dev, cfg, sm_target) : 0;
   if (mode != sched::Mode::SplitK) split = 1;
   const std::size_t bytes =
       layout_of(cfg, pr, mode, splits_of(cfg, pr, sms, split), sms, true, dynamic).total();
@@ -139,9 +146,10 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
                          "the sm90 kernels need an sm_90 device (H100 / H200)");
   const auto stream = static_cast<cudaStream_t>(opt.stream);
   gpu::Problem pr = gpu::make_problem(d, args, cfg.large_m);
-  Launch ln{.sms = dev->sms,
+  const int sms = sm_budget(*dev, cfg, opt.sm_count_target);
+  Launch ln{.sms = sms,
             .mode = mode,
-            .splits = splits_of(cfg, pr, dev->sms, split),
+            .splits = splits_of(cfg, pr, sms, split),
             .pdl = gpu::pdl_enabled(),
             .dynamic = dynamic_launch(cfg, mode, opt.dynamic_schedule)};
   // A count the caller forced runs as asked or not at all: the pieces of a launch are at most
@@ -155,12 +163,12 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
         std::to_string(cfg.blk_m * cfg.cluster) + " x " + std::to_string(cfg.blk_n) + " (" +
         std::to_string(sched::ceil_div(pr.params.k, 64)) +
         " K-iterations of 64 each) take at most " + std::to_string(ln.splits) + " pieces each on " +
-        std::to_string(dev->sms / cfg.cluster) + " resident " +
+        std::to_string(sms / cfg.cluster) + " resident " +
         (cfg.cluster > 1 ? "clusters" : "CTAs") +
         " (one piece per CTA, one K-iteration per piece at least)");
   // The front door checked a workspace the caller gave; none given: gemmkit's pool.
   const bool caller_ws = opt.workspace != nullptr;
-  const Layout lay = layout_of(cfg, pr, mode, ln.splits, dev->sms, caller_ws, ln.dynamic);
+  const Layout lay = layout_of(cfg, pr, mode, ln.splits, sms, caller_ws, ln.dynamic);
   auto* ws = static_cast<unsigned char*>(opt.workspace);
   if (caller_ws && opt.workspace_bytes < lay.total())
     return GEMMKIT_ERROR(StatusCode::WorkspaceTooSmall, Arg::Workspace,

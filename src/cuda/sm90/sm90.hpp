@@ -34,7 +34,7 @@ constexpr int stages_for(int blk_m, int blk_n) {
   return blk_n == 256 ? 4 : blk_n == 192 ? 5 : blk_n == 128 ? 6 : 8;
 }
 
-// One launch: the CTA budget (the device's SMs), the scheduler mode, the split-K pieces per
+// One launch: the CTA budget (the device's SMs, or Options::sm_count_target), the scheduler mode, the split-K pieces per
 // tile (1: none) and the workspace the pieces meet in (split-K without counters: summed by
 // the reduction kernel launched after the GEMM), programmatic dependent launch or not.
 struct Launch {
@@ -55,9 +55,11 @@ Status can_implement(const GemmDesc& d);
 
 // Workspace bytes for padded operand copies, split-K / stream-K partials and counters (args
 // may be null: pointers taken as aligned). `split`: the split-K pieces asked for (1: none, 0:
-// split_count's choice); `dynamic`: Options::dynamic_schedule.
+// split_count's choice); `dynamic`: Options::dynamic_schedule; `sm_target`:
+// Options::sm_count_target (0: every SM).
 std::size_t workspace_bytes(const TileConfig& cfg, sched::Mode mode, const GemmDesc& d,
-                            const GemmArgs* args, int split, bool dynamic = false);
+                            const GemmArgs* args, int split, bool dynamic = false,
+                            int sm_target = 0);
 
 // True when a launch in `mode` takes its tiles from a counter: Options::dynamic_schedule, the
 // data-parallel mode, CTAs not in clusters.
