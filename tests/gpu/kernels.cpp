@@ -520,7 +520,9 @@ TEST_P(CudaKernel, DynamicSchedule) {
 // 1.25 waves of the whole device (so a capped grid walks more tiles per CTA), split-K whose
 // count must fit the capped grid, stream-K; each verified, and the data-parallel bits equal
 // the uncapped call's (a tile's sum does not depend on which CTA computes it). A cap of one
-// SM (a clustered kernel takes its cluster) still runs every tile.
+// SM (a clustered kernel takes its cluster) still runs every tile. The capped calls come
+// first, so that in a process of their own (--gtest_filter) the kernel is set up under a cap,
+// and the uncapped split-K call after them must still get every SM's pieces.
 TEST_P(CudaKernel, SmCountTarget) {
   const Subject& r = GetParam();
   if (r.role != kProduction) GTEST_SKIP() << "a launch option of the persistent kernels";
@@ -533,32 +535,40 @@ TEST_P(CudaKernel, SmCountTarget) {
                      .d = DType::F32,
                      .beta = 0.5};
   bench::HostCase hc = bench::HostCase::make(make_desc(dp_case), dp_case.alpha, dp_case.beta, 1490);
-  std::vector<std::uint8_t> whole = hc.d;
   const Options all{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::DataParallel};
-  ASSERT_TRUE(run_device(hc, whole, all).ok());
-  for (int sms : {1, 20, 66, 131}) {
+  std::vector<std::vector<std::uint8_t>> capped_bits;
+  const int caps[] = {20, 1, 66, 131};
+  for (int sms : caps) {
     Options capped = all;
     capped.sm_count_target = sms;
-    const std::string what = std::string(r.kernel) + " on " + std::to_string(sms) + " SMs";
+    std::vector<std::uint8_t> got = hc.d;
+    ASSERT_TRUE(run_device(hc, got, capped).ok()) << r.kernel << " on " << sms << " SMs";
+    capped_bits.push_back(std::move(got));
     const bench::VerifyResult v =
         bench::verify_case(make_desc(dp_case), dp_case.alpha, dp_case.beta, capped, ++seed);
     EXPECT_EQ(v.disposition, bench::Disposition::Passed)
-        << what << " " << describe(dp_case, seed) << ": " << v.note << " " << v.cmp.first_failure;
-    std::vector<std::uint8_t> got = hc.d;
-    ASSERT_TRUE(run_device(hc, got, capped).ok()) << what;
-    EXPECT_TRUE(got == whole) << what << ": not the uncapped call's bits";
+        << r.kernel << " on " << sms << " SMs " << describe(dp_case, seed) << ": " << v.note
+        << " " << v.cmp.first_failure;
   }
-  // Split-K on 40 SMs: few tiles, long K; the planner's count fits the capped grid.
+  std::vector<std::uint8_t> whole = hc.d;
+  ASSERT_TRUE(run_device(hc, whole, all).ok());
+  for (std::size_t i = 0; i < capped_bits.size(); ++i)
+    EXPECT_TRUE(capped_bits[i] == whole)
+        << r.kernel << " on " << caps[i] << " SMs: not the uncapped call's bits";
+  // Split-K, few tiles and a long K: on the whole device after the capped calls, then on 40 SMs
+  // (the planner's count fits the capped grid).
   const Case sk{.m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32,
                 .beta = 0.5};
-  if (cfg.supports(sched::Mode::SplitK)) {
-    const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::SplitK,
-                      .sm_count_target = 40};
-    const bench::VerifyResult v = bench::verify_case(make_desc(sk), sk.alpha, sk.beta, opt, ++seed);
-    EXPECT_EQ(v.disposition, bench::Disposition::Passed)
-        << r.kernel << " split-K on 40 SMs " << describe(sk, seed) << ": " << v.note << " "
-        << v.cmp.first_failure << " " << to_string(v.status);
-  }
+  if (cfg.supports(sched::Mode::SplitK))
+    for (int sms : {0, 40}) {
+      const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::SplitK,
+                        .sm_count_target = sms};
+      const bench::VerifyResult v =
+          bench::verify_case(make_desc(sk), sk.alpha, sk.beta, opt, ++seed);
+      EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+          << r.kernel << " split-K on " << (sms ? sms : kSms) << " SMs " << describe(sk, seed)
+          << ": " << v.note << " " << v.cmp.first_failure << " " << to_string(v.status);
+    }
   if (cfg.supports(sched::Mode::StreamK)) {
     const Case st{.m = 3 * r.tile_m, .n = 5 * r.tile_n, .k = 3000, .beta = 1.0};
     const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::StreamK,

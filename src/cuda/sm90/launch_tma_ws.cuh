@@ -48,7 +48,8 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
               : (bk ? prepared_kernel<T, BLK_M, BLK_N, STAGES, false, true, CLUSTER>(sms)
                     : prepared_kernel<T, BLK_M, BLK_N, STAGES, false, false, CLUSTER>(sms));
   };
-  const Prepared k = prepared(pr.a_kmajor, pr.b_kmajor, ln.sms);
+  // Set up once per kernel with the device's SMs; the launch's budget (ln.sms) caps it below.
+  const Prepared k = prepared(pr.a_kmajor, pr.b_kmajor, device_sm_count());
   if (k.fn == nullptr)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,
                          "sm90: cannot set up the kernel (shared memory limit or cluster size)");
