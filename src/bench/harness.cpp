@@ -261,8 +261,7 @@ std::vector<Row> Harness::run(const BenchProblem& p, const std::vector<Candidate
   std::unique_ptr<Provider> base;
   if (s_.baseline == "openblas") base = make_openblas_provider(d, p.alpha, p.beta, s_.threads);
   else if (s_.baseline == "cublas")
-    base = make_cublaslt_provider(d, p.alpha, p.beta, s_.cublas_fp32_reduction,
-                                  s_.sm_count_target);
+    base = make_cublaslt_provider(d, p.alpha, p.beta, s_.cublas_fp32_reduction, s_.sm_count_target);
   Verified vb;
   Row brow;
   bool base_timed = false;

@@ -42,14 +42,11 @@ class Provider {
 // A registered gemmkit kernel called through gemm() with Options::kernel set (and
 // Options::split_k, ::schedule, ::batch_invariant, ::dynamic_schedule, ::sm_count_target as
 // given).
-std::unique_ptr<Provider> make_gemmkit_provider(const GemmDesc& desc, double alpha, double beta,
-                                                const std::string& kernel,
-                                                const std::string& config, Backend backend,
-                                                int threads, int split_k = 0,
-                                                Schedule schedule = Schedule::Auto,
-                                                bool batch_invariant = false,
-                                                bool dynamic_schedule = false,
-                                                int sm_count_target = 0);
+std::unique_ptr<Provider> make_gemmkit_provider(
+    const GemmDesc& desc, double alpha, double beta, const std::string& kernel,
+    const std::string& config, Backend backend, int threads, int split_k = 0,
+    Schedule schedule = Schedule::Auto, bool batch_invariant = false, bool dynamic_schedule = false,
+    int sm_count_target = 0);
 
 // OpenBLAS through CBLAS (f32 and f64; other dtypes report unsupported()).
 std::unique_ptr<Provider> make_openblas_provider(const GemmDesc& desc, double alpha, double beta,

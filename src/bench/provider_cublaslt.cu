@@ -177,8 +177,8 @@ class CublasLtProvider final : public Provider {
                                          sizeof stages, nullptr);
     cublasLtMatmulAlgoConfigGetAttribute(&algo_, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk,
                                          sizeof splitk, nullptr);
-    config_ = form_.ops() + " algo=" + std::to_string(algo_id) + " tile_id=" +
-              std::to_string(tile) + " stages_id=" + std::to_string(stages) +
+    config_ = form_.ops() + " algo=" + std::to_string(algo_id) +
+              " tile_id=" + std::to_string(tile) + " stages_id=" + std::to_string(stages) +
               " splitk=" + std::to_string(splitk) + " ws=32MiB" +
               (fp32_reduction_ ? " reduction=fp32" : "") +
               (sm_count_target_ > 0 ? " sms=" + std::to_string(sm_count_target_) : "");
@@ -244,9 +244,8 @@ class CublasLtProvider final : public Provider {
 
 }  // namespace
 
-std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc& desc, double alpha,
-                                                 double beta, bool fp32_reduction,
-                                                 int sm_count_target) {
+std::unique_ptr<Provider> make_cublaslt_provider(const GemmDesc& desc, double alpha, double beta,
+                                                 bool fp32_reduction, int sm_count_target) {
   return std::make_unique<CublasLtProvider>(desc, alpha, beta, fp32_reduction, sm_count_target);
 }
 

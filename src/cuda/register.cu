@@ -246,13 +246,12 @@ void register_cuda_kernels(Registry& r) {
               "to 32 rows; threads lists the 8-warp team's)",
       .priority = 70,
       .can_implement = [](const GemmDesc& d) { return gemv::decode_rows_can_implement(d); },
-      .run = [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&, const Options& o) {
-        return gemv::decode_rows_run(d, a, o);
-      },
-      .workspace_bytes = [](const GemmDesc& d, const GemmArgs* a,
-                            const LaunchPlan& plan) {
-        return gemv::decode_rows_workspace_bytes(d, a, plan.sms);
-      },
+      .run = [](const GemmDesc& d, const GemmArgs& a, const LaunchPlan&,
+                const Options& o) { return gemv::decode_rows_run(d, a, o); },
+      .workspace_bytes =
+          [](const GemmDesc& d, const GemmArgs* a, const LaunchPlan& plan) {
+            return gemv::decode_rows_workspace_bytes(d, a, plan.sms);
+          },
       .pooled_workspace = true,
       .m_invariant = false,  // M or N <= 16 only, the large side as M, rows sized to the SMs
   });

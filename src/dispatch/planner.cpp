@@ -190,9 +190,9 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
   const Registry& reg = registry();
   const double beta = args != nullptr ? args->beta : 0.0;
   if (opt.sm_count_target < 0) {
-    p.status = GEMMKIT_INVALID(Arg::None, "Options::sm_count_target = " +
-                                              std::to_string(opt.sm_count_target) +
-                                              ": must be >= 0 (0: every SM)");
+    p.status = GEMMKIT_INVALID(Arg::None,
+                               "Options::sm_count_target = " + std::to_string(opt.sm_count_target) +
+                                   ": must be >= 0 (0: every SM)");
     return p;
   }
   if (opt.sm_count_target > 0)
@@ -279,8 +279,8 @@ Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool
     }
     // Its modes and split counts ranked by the ledger; without a count worth trying, the
     // data-parallel mode, or the split-K kernel's own policy.
-    std::vector<Candidate> ranked = rank_candidates(
-        planned, beta, {k}, planning_machine(p.backend, opt), forced, sched_req);
+    std::vector<Candidate> ranked =
+        rank_candidates(planned, beta, {k}, planning_machine(p.backend, opt), forced, sched_req);
     // A tuned plan of this very kernel is taken: `gemmkit bench` names the planner's kernel,
     // and its row must run the tuned mode and split, not the ledger's best of that kernel.
     if (!take_cached(ranked, k) && !take_best(p, ranked, note)) {

@@ -535,7 +535,8 @@ TEST_P(CudaKernel, SmCountTarget) {
                      .d = DType::F32,
                      .beta = 0.5};
   bench::HostCase hc = bench::HostCase::make(make_desc(dp_case), dp_case.alpha, dp_case.beta, 1490);
-  const Options all{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::DataParallel};
+  const Options all{
+      .backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::DataParallel};
   std::vector<std::vector<std::uint8_t>> capped_bits;
   const int caps[] = {20, 1, 66, 131};
   for (int sms : caps) {
@@ -547,8 +548,8 @@ TEST_P(CudaKernel, SmCountTarget) {
     const bench::VerifyResult v =
         bench::verify_case(make_desc(dp_case), dp_case.alpha, dp_case.beta, capped, ++seed);
     EXPECT_EQ(v.disposition, bench::Disposition::Passed)
-        << r.kernel << " on " << sms << " SMs " << describe(dp_case, seed) << ": " << v.note
-        << " " << v.cmp.first_failure;
+        << r.kernel << " on " << sms << " SMs " << describe(dp_case, seed) << ": " << v.note << " "
+        << v.cmp.first_failure;
   }
   std::vector<std::uint8_t> whole = hc.d;
   ASSERT_TRUE(run_device(hc, whole, all).ok());
@@ -557,11 +558,13 @@ TEST_P(CudaKernel, SmCountTarget) {
         << r.kernel << " on " << caps[i] << " SMs: not the uncapped call's bits";
   // Split-K, few tiles and a long K: on the whole device after the capped calls, then on 40 SMs
   // (the planner's count fits the capped grid).
-  const Case sk{.m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32,
-                .beta = 0.5};
+  const Case sk{
+      .m = 2 * r.tile_m, .n = r.tile_n, .k = 5000, .c = DType::F32, .d = DType::F32, .beta = 0.5};
   if (cfg.supports(sched::Mode::SplitK))
     for (int sms : {0, 40}) {
-      const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::SplitK,
+      const Options opt{.backend = Backend::Cuda,
+                        .kernel = r.kernel,
+                        .schedule = Schedule::SplitK,
                         .sm_count_target = sms};
       const bench::VerifyResult v =
           bench::verify_case(make_desc(sk), sk.alpha, sk.beta, opt, ++seed);
@@ -571,7 +574,9 @@ TEST_P(CudaKernel, SmCountTarget) {
     }
   if (cfg.supports(sched::Mode::StreamK)) {
     const Case st{.m = 3 * r.tile_m, .n = 5 * r.tile_n, .k = 3000, .beta = 1.0};
-    const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .schedule = Schedule::StreamK,
+    const Options opt{.backend = Backend::Cuda,
+                      .kernel = r.kernel,
+                      .schedule = Schedule::StreamK,
                       .sm_count_target = 12};
     const bench::VerifyResult v = bench::verify_case(make_desc(st), st.alpha, st.beta, opt, ++seed);
     EXPECT_EQ(v.disposition, bench::Disposition::Passed)
@@ -853,11 +858,20 @@ TEST(CudaDecodeRows, SmallSideCutsAndKTails) {
 TEST(CudaDecodeRows, SmCountTarget) {
   std::uint64_t seed = 2950;
   for (int sms : {1, 16, 100})
-    for (auto [small, large, k] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{16, 4096, 4096},
-                                   {1, 2112, 7168}, {4, 7168, 2048}}) {
-      const Case c{.m = small, .n = large, .k = k, .la = Layout::RowMajor,
-                   .lb = Layout::ColMajor, .lc = Layout::RowMajor, .c = DType::F32,
-                   .d = DType::BF16, .alpha = 1.0, .beta = 0.5};
+    for (auto [small, large, k] :
+         {std::tuple<std::int64_t, std::int64_t, std::int64_t>{16, 4096, 4096},
+          {1, 2112, 7168},
+          {4, 7168, 2048}}) {
+      const Case c{.m = small,
+                   .n = large,
+                   .k = k,
+                   .la = Layout::RowMajor,
+                   .lb = Layout::ColMajor,
+                   .lc = Layout::RowMajor,
+                   .c = DType::F32,
+                   .d = DType::BF16,
+                   .alpha = 1.0,
+                   .beta = 0.5};
       if (!takes(make_desc(c))) continue;
       const Options opt{.backend = Backend::Cuda, .kernel = kRows, .sm_count_target = sms};
       const bench::VerifyResult v = bench::verify_case(make_desc(c), c.alpha, c.beta, opt, ++seed);

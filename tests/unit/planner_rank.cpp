@@ -277,8 +277,8 @@ TEST(PlannerRank, SmCountTarget) {
   for (const Candidate& c : part) {
     if (!c.status || c.mode != Mode::SplitK) continue;
     const KernelConfig& cfg = c.kernel->config;
-    const std::int64_t tiles = (256 + cfg.tile_m * cfg.cluster_m - 1) / (cfg.tile_m * cfg.cluster_m) *
-                               ((256 + cfg.tile_n - 1) / cfg.tile_n);
+    const std::int64_t tiles = (256 + cfg.tile_m * cfg.cluster_m - 1) /
+                               (cfg.tile_m * cfg.cluster_m) * ((256 + cfg.tile_n - 1) / cfg.tile_n);
     EXPECT_LE(tiles * c.split, 100) << c.kernel->name << " split " << c.split;
   }
   const auto big_full = rank_candidates(bf16(8192, 8192, 8192), 0.0, pointers(ks), h200());

@@ -59,8 +59,7 @@ Status decode_rows_can_implement(const GemmDesc& d);
 
 // Workspace: none, unless args' pointers are off 16 bytes: then the decode tile's, which
 // serves such a call.
-std::size_t decode_rows_workspace_bytes(const GemmDesc& d, const GemmArgs* args,
-                                        int sm_target = 0);
+std::size_t decode_rows_workspace_bytes(const GemmDesc& d, const GemmArgs* args, int sm_target = 0);
 
 // Launches on opt.stream: any layout of C and D.
 Status decode_rows_run(const GemmDesc& d, const GemmArgs& args, const Options& opt);

@@ -64,9 +64,11 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
   const bool split = ln.mode == sched::Mode::SplitK && ln.splits > 1;
   // Stream-K where the tile has it and there is something to spread.
   const bool streamk = ln.mode == sched::Mode::StreamK && p.read_ab && K::kStreamK;
-  sched::Params params = sched::make_params(
-      sp, split ? sched::Mode::SplitK : streamk ? sched::Mode::StreamK : sched::Mode::DataParallel,
-      max_ctas / CLUSTER, 8, ln.splits, kStreamKMinIters);
+  sched::Params params = sched::make_params(sp,
+                                            split     ? sched::Mode::SplitK
+                                            : streamk ? sched::Mode::StreamK
+                                                      : sched::Mode::DataParallel,
+                                            max_ctas / CLUSTER, 8, ln.splits, kStreamKMinIters);
   const int64_t units = params.tiles() * params.splits;
   if (split && units > params.workers)
     return GEMMKIT_ERROR(StatusCode::ExecutionFailed, Arg::None,

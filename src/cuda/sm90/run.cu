@@ -163,8 +163,7 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
         std::to_string(cfg.blk_m * cfg.cluster) + " x " + std::to_string(cfg.blk_n) + " (" +
         std::to_string(sched::ceil_div(pr.params.k, 64)) +
         " K-iterations of 64 each) take at most " + std::to_string(ln.splits) + " pieces each on " +
-        std::to_string(sms / cfg.cluster) + " resident " +
-        (cfg.cluster > 1 ? "clusters" : "CTAs") +
+        std::to_string(sms / cfg.cluster) + " resident " + (cfg.cluster > 1 ? "clusters" : "CTAs") +
         " (one piece per CTA, one K-iteration per piece at least)");
   // The front door checked a workspace the caller gave; none given: gemmkit's pool.
   const bool caller_ws = opt.workspace != nullptr;

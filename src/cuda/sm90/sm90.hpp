@@ -34,9 +34,10 @@ constexpr int stages_for(int blk_m, int blk_n) {
   return blk_n == 256 ? 4 : blk_n == 192 ? 5 : blk_n == 128 ? 6 : 8;
 }
 
-// One launch: the CTA budget (the device's SMs, or Options::sm_count_target), the scheduler mode, the split-K pieces per
-// tile (1: none) and the workspace the pieces meet in (split-K without counters: summed by
-// the reduction kernel launched after the GEMM), programmatic dependent launch or not.
+// One launch: the CTA budget (the device's SMs, or Options::sm_count_target), the scheduler
+// mode, the split-K pieces per tile (1: none) and the workspace the pieces meet in (split-K
+// without counters: summed by the reduction kernel launched after the GEMM), programmatic
+// dependent launch or not.
 struct Launch {
   int sms = 0;
   sched::Mode mode = sched::Mode::DataParallel;
