@@ -117,9 +117,7 @@ double Harness::predict(const GemmDesc& desc, double beta, const std::string& ke
     const ledger::Machine m =
         s_.ledger_machine.empty()
             ? dispatch::planning_machine(s_.backend, o)
-            : dispatch::limit_sms(
-                  dispatch::limit_threads(ledger::resolve_machine(ledger_machine_), s_.threads),
-                  s_.sm_count_target);
+            : dispatch::limited_by(ledger::resolve_machine(ledger_machine_), o);
     const double ms =
         dispatch::predict_config(d, beta, p.launch.config, p.launch.mode, p.launch.split, m)
                 .total_s *

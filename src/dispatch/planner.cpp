@@ -180,8 +180,12 @@ ledger::Machine limit_sms(ledger::Machine m, int sms) {
   return m;
 }
 
+ledger::Machine limited_by(ledger::Machine m, const Options& opt) {
+  return limit_sms(limit_threads(std::move(m), opt.threads), opt.sm_count_target);
+}
+
 ledger::Machine planning_machine(Backend b, const Options& opt) {
-  return limit_sms(planning_machine(b, opt.threads), opt.sm_count_target);
+  return limited_by(planning_machine(b), opt);
 }
 
 Plan make_plan(const GemmDesc& d, const Options& opt, const GemmArgs* args, bool with_reasons) {

@@ -87,7 +87,9 @@ ledger::Machine planning_machine(Backend b, int threads);
 // A GPU machine limited to `sms` SMs (0: all): fewer workers, the peaks scaled, the memory
 // figures kept (a part of the SMs still draws most of the bandwidth). Other machines as they are.
 ledger::Machine limit_sms(ledger::Machine m, int sms);
-// planning_machine(b) limited to Options::threads and Options::sm_count_target.
+// A machine limited as Options::threads and Options::sm_count_target ask.
+ledger::Machine limited_by(ledger::Machine m, const Options& opt);
+// planning_machine(b) limited by opt.
 ledger::Machine planning_machine(Backend b, const Options& opt);
 
 // The backend a call runs on: the requested one; for Auto, CUDA when a device is usable and D

@@ -591,8 +591,7 @@ Status decode_rows_run(const GemmDesc& d, const GemmArgs& args, const Options& o
   if (!refuse_shape(pr)) return sm90::run(kFallback, sched::Mode::SplitK, 0, d, args, opt);
   const auto stream = static_cast<cudaStream_t>(opt.stream);
   // The row blocks fill the SMs the caller lets it have (Options::sm_count_target).
-  const int dev_sms = std::max(1, sm90::device_sm_count());
-  const int sms = opt.sm_count_target > 0 ? std::min(dev_sms, opt.sm_count_target) : dev_sms;
+  const int sms = std::max(1, sm90::sm_budget(opt.sm_count_target));
   XSource x{};
   if (pr.params.read_ab) x_source_of(pr, pr.params.k, &x);
   Geometry g;

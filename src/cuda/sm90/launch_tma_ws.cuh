@@ -55,7 +55,7 @@ Status launch_typed(const gpu::Problem& pr, const TmaMaps& maps, const Launch& l
                          "sm90: cannot set up the kernel (shared memory limit or cluster size)");
   const gpu::Params& p = pr.params;
   // Resident CTAs, no more than the launch's SM budget (Options::sm_count_target) allows.
-  const int max_ctas = std::max(CLUSTER, std::min(k.max_ctas, ln.sms / CLUSTER * CLUSTER));
+  const int max_ctas = std::min(k.max_ctas, ln.sms / CLUSTER * CLUSTER);
   // The scheduler's tile is the cluster's: CLUSTER vertically adjacent CTA tiles.
   const sched::Problem sp{.m = p.m, .n = p.n, .k_iters = sched::ceil_div(p.k, K::BLK_K),
                           .batch = pr.batch, .tile_m = K::BLK_M * CLUSTER, .tile_n = BLK_N};

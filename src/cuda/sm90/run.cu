@@ -44,13 +44,6 @@ const DeviceInfo* device_info() {
   return &devices[static_cast<std::size_t>(dev)];
 }
 
-// The SMs a launch may occupy: the device's, or Options::sm_count_target where that is fewer
-// (a cluster's worth at least).
-int sm_budget(const DeviceInfo& dev, const TileConfig& cfg, int target) {
-  if (target <= 0 || target >= dev.sms) return dev.sms;
-  return std::max(target, cfg.cluster);
-}
-
 // The canonical problem of a descriptor whose pointers are not known yet.
 gpu::Problem problem_of(const TileConfig& cfg, const GemmDesc& d, const GemmArgs* args) {
   GemmArgs a = args != nullptr ? *args : GemmArgs{};
@@ -106,6 +99,12 @@ int device_sm_count() {
   return dev != nullptr ? dev->sms : 0;
 }
 
+int sm_budget(int target, int cluster) {
+  const int sms = device_sm_count();
+  if (target <= 0 || target >= sms) return sms;
+  return std::max(target, cluster);
+}
+
 Status can_implement(const GemmDesc& d) {
   const DeviceInfo* dev = device_info();
   if (dev == nullptr || !dev->sm90)
@@ -122,8 +121,7 @@ std::size_t workspace_bytes(const TileConfig& cfg, sched::Mode mode, const GemmD
                             const GemmArgs* args, int split, bool dynamic, int sm_target) {
   dynamic = dynamic_launch(cfg, mode, dynamic);
   const gpu::Problem pr = problem_of(cfg, d, args);
-  const DeviceInfo* dev = device_info();
-  const int sms = dev != nullptr ? sm_budget(*dev, cfg, sm_target) : 0;
+  const int sms = sm_budget(sm_target, cfg.cluster);
   if (mode != sched::Mode::SplitK) split = 1;
   const std::size_t bytes =
       layout_of(cfg, pr, mode, splits_of(cfg, pr, sms, split), sms, true, dynamic).total();
@@ -146,7 +144,7 @@ Status run(const TileConfig& cfg, sched::Mode mode, int split, const GemmDesc& d
                          "the sm90 kernels need an sm_90 device (H100 / H200)");
   const auto stream = static_cast<cudaStream_t>(opt.stream);
   gpu::Problem pr = gpu::make_problem(d, args, cfg.large_m);
-  const int sms = sm_budget(*dev, cfg, opt.sm_count_target);
+  const int sms = sm_budget(opt.sm_count_target, cfg.cluster);
   Launch ln{.sms = sms,
             .mode = mode,
             .splits = splits_of(cfg, pr, sms, split),

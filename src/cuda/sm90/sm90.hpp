@@ -49,6 +49,9 @@ struct Launch {
 
 // SM count of the current device (read once per device), 0 without one.
 int device_sm_count();
+// The SMs a launch may occupy: the device's, or Options::sm_count_target (`target`) where that
+// is fewer, `cluster` at least; 0 without a device.
+int sm_budget(int target, int cluster = 1);
 
 // ArchMismatch unless the current device is sm_90 (and built with sm_90a code); NotSupported
 // for problems the kernel family does not take (dtypes, extents past the TMA's 32 bits).
