@@ -60,4 +60,15 @@ int choose_threads(int opt_threads, double flops) {
   return std::max(1, std::min(nt, by_work));
 }
 
+int choose_helpers(int opt_threads, double flops) {
+  int nt = opt_threads > 0 ? opt_threads : omp_get_max_threads();
+  // About 1.25 MFLOP (f32) a thread. The 2-vCPU Zen 5 VM, AVX2 capped, 2 threads against 1
+  // (us a call, two alternated rounds): f32 80^3 23-24 against 16-17, 96^3 28-29 against
+  // 24-25, 112^3 35-37 against 38-43, 128^3 47-48 against 60-61; f64 (counted twice) 80^3
+  // 30-42 against 30-40, 96^3 46-57 against 49-68, 112^3 66-80 against 76-103.
+  const double per_thread = 1.25e6;
+  const int by_work = static_cast<int>(std::max(1.0, flops / per_thread));
+  return std::max(1, std::min(nt, by_work));
+}
+
 }  // namespace gemmkit::cpu

@@ -29,6 +29,7 @@
 #include "cpu/block_table.hpp"
 #include "cpu/cpu_info.hpp"
 #include "cpu/epilogue.hpp"
+#include "cpu/helper_team.hpp"
 #include "cpu/isa_namespace.hpp"
 #include "cpu/ordered_tickets.hpp"
 #include "cpu/pack.hpp"
@@ -354,18 +355,24 @@ struct Driver {
         deals.push_back(
             std::make_unique<OrderedTickets>(groups(deal_q[t], deal_q[t + 1]), k_blocks));
     }
+    if (!deals.empty()) {
+      // Thread 0 alone can run every deal: the other threads are helpers that join if they
+      // wake in time (helper_team.hpp), starting with their own deal.
+      auto deal_all = [&](int tid) {
+        for (int d = 0; d < nt; ++d) {
+          const int t = (tid + d) % nt;
+          if (deal_q[t + 1] > deal_q[t])
+            stream_block(tid, 0, p.m, deal_q[t], deal_q[t + 1], *deals[t], nt);
+        }
+      };
+      return HelperTeam::get().run(nt, deal_all);
+    }
 #pragma omp parallel num_threads(nt)
     {
       const int tid = omp_get_thread_num();
       const std::int64_t q0 = panels_n * tid / nt, q1 = panels_n * (tid + 1) / nt;
       if (shared_b) {
         team_rows(tid);
-      } else if (!deals.empty()) {
-        for (int d = 0; d < nt; ++d) {
-          const int t = (tid + d) % nt;
-          if (deal_q[t + 1] > deal_q[t])
-            stream_block(tid, 0, p.m, deal_q[t], deal_q[t + 1], *deals[t], nt);
-        }
       } else if (split_cols) {
         if (q1 > q0) columns(tid, q0 * NR, std::min(p.n, q1 * NR));
       } else if (q1 > q0) {  // few rows and few columns: every row block, a share of the panels
@@ -627,7 +634,19 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
                        (std::is_same_v<T, double> ? 2.0 : 1.0);
   const bool reads_ab = args.alpha != 0.0 && desc.k > 0;
   if (desc.epilogue.amax_d) *args.amax_d = 0.0f;  // every tile of every entry folds into it
-  auto one = [&](std::int64_t l, int nt) {
+  // The team splits assume they get every thread they ask for. Inside an OpenMP region whose
+  // nested regions would get one thread, or with dynamic teams, other threads' shares would be
+  // left undone: stay on one thread there, and never ask past the thread limit.
+  const bool can_fork = omp_get_active_level() < omp_get_max_active_levels() && !omp_get_dynamic();
+  auto threads_for = [&](double work) {
+    return can_fork ? std::min(choose_threads(opt.threads, work), omp_get_thread_limit()) : 1;
+  };
+  auto helpers_for = [&](double work) {
+    return can_fork ? std::min(choose_helpers(opt.threads, work), omp_get_thread_limit()) : 1;
+  };
+  // may_help: the entry runs outside a parallel region, so a single row block may take
+  // helpers (Driver::run's deals) from a smaller size than a team that must all meet.
+  auto one = [&](std::int64_t l, int nt, bool may_help) {
     Problem<T> entry = make_problem<T>(desc, args, l);
     entry.invariant = opt.batch_invariant;
     const Problem<T> p = oriented(entry, K::kMR, K::kNR);
@@ -638,23 +657,17 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
       case Variant::SplitK:
         return splitk<K>(p, bs, splits, nt);
       case Variant::Packed:
+        if (may_help && p.m <= bs.mc) nt = std::max(nt, helpers_for(flops));
         return Driver<K>::run(p, bs, nt);
     }
-  };
-  // The team splits assume they get every thread they ask for. Inside an OpenMP region whose
-  // nested regions would get one thread, or with dynamic teams, other threads' shares would be
-  // left undone: stay on one thread there, and never ask past the thread limit.
-  const bool can_fork = omp_get_active_level() < omp_get_max_active_levels() && !omp_get_dynamic();
-  auto threads_for = [&](double work) {
-    return can_fork ? std::min(choose_threads(opt.threads, work), omp_get_thread_limit()) : 1;
   };
   const int nt_all = threads_for(flops * desc.batch);
   const int nt_one = threads_for(flops);
   if (desc.batch > 1 && nt_all > 1 && nt_one == 1) {
 #pragma omp parallel for num_threads(nt_all) schedule(dynamic)
-    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, 1);
+    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, 1, false);
   } else {
-    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, nt_one);
+    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, nt_one, true);
   }
 }
 
