@@ -201,7 +201,8 @@ struct Driver {
   //     pairs from its own share of the groups (ordered_tickets.hpp: a group's K blocks in
   //     order), then from what the others left of theirs; it packs the small A block itself
   //     and streams the panels of its pairs (no barrier; a thread that runs slower takes
-  //     fewer pairs, so both end together);
+  //     fewer pairs, so both end together). The threads other than the caller are optional
+  //     helpers (helper_team.hpp): the call never waits for a sleeping thread to wake;
   //   a team, several row blocks: BLIS's ic split. The team packs each (KC, NC) B block
   //     together (a share of its micro-panels each) into one of two shared buffers, meets at
   //     a barrier, then each thread runs its own rows (a balanced share of the MR micro-rows)
