@@ -41,32 +41,26 @@ const CpuInfo& cpu_info() {
   return info;
 }
 
-int choose_threads(int opt_threads, double flops) {
+int choose_threads(int opt_threads, double flops, bool optional_helpers) {
   int nt = opt_threads > 0 ? opt_threads : omp_get_max_threads();
-  // About 2 MFLOP (f32) per thread before another thread pays for its wake-up and the team's
-  // meeting (OMP_WAIT_POLICY=passive puts the team to sleep between calls). Measured on the
-  // 2-vCPU VM with OpenBLAS's spinning workers out of the way (OPENBLAS_THREAD_TIMEOUT=4),
-  // sgemm on 2 threads against 1: 128^3 (4.2 MFLOP) 89 vs 115 GFLOP/s, 192^3 (14 MFLOP) 147 vs
-  // 121, 256^3 195 vs 134; with the team meeting awake (team_barrier.hpp), 128^3 f32 still
-  // 61-86 us on 2 threads against 53-54 on one, f64 (counted twice: half the lanes) 78-97 us
-  // against 105. (The earlier 30 MFLOP came from runs where an OpenBLAS worker still spun on
-  // the second vCPU.) Since each thread of a team owns its share of the streamed groups,
-  // 128^3 f32 on 2 threads ran 38.9-48.6 us against 46.8-48.7 on one (four alternated rounds,
-  // AVX2 capped, OpenBLAS on 2 threads 30.7-52.3 us), but 46.8-58.7 against 49.2-54.1 in a
-  // later session, and on a 2-vCPU Xeon (AVX2 capped) 63.8-76.1 us on 2 threads against
-  // 57.7-58.5 on one (OpenBLAS on 2: 54.1-56.4): the second thread from 8 MFLOP (4 a thread).
-  const double per_thread = 4e6;
-  const int by_work = static_cast<int>(std::max(1.0, flops / per_thread));
-  return std::max(1, std::min(nt, by_work));
-}
-
-int choose_helpers(int opt_threads, double flops) {
-  int nt = opt_threads > 0 ? opt_threads : omp_get_max_threads();
-  // About 1.25 MFLOP (f32) a thread. The 2-vCPU Zen 5 VM, AVX2 capped, 2 threads against 1
-  // (us a call, two alternated rounds): f32 80^3 23-24 against 16-17, 96^3 28-29 against
-  // 24-25, 112^3 35-37 against 38-43, 128^3 47-48 against 60-61; f64 (counted twice) 80^3
-  // 30-42 against 30-40, 96^3 46-57 against 49-68, 112^3 66-80 against 76-103.
-  const double per_thread = 1.25e6;
+  // A team that must meet: about 2 MFLOP (f32) per thread before another thread pays for its
+  // wake-up and the team's meeting (OMP_WAIT_POLICY=passive puts the team to sleep between calls).
+  // Measured on the 2-vCPU VM with OpenBLAS's spinning workers out of the way
+  // (OPENBLAS_THREAD_TIMEOUT=4), sgemm on 2 threads against 1: 128^3 (4.2 MFLOP) 89 vs 115 GFLOP/s,
+  // 192^3 (14 MFLOP) 147 vs 121, 256^3 195 vs 134; with the team meeting awake (team_barrier.hpp),
+  // 128^3 f32 still 61-86 us on 2 threads against 53-54 on one, f64 (counted twice: half the lanes)
+  // 78-97 us against 105. (The earlier 30 MFLOP came from runs where an OpenBLAS worker still spun
+  // on the second vCPU.) Since each thread of a team owns its share of the streamed groups, 128^3
+  // f32 on 2 threads ran 38.9-48.6 us against 46.8-48.7 on one (four alternated rounds, AVX2
+  // capped, OpenBLAS on 2 threads 30.7-52.3 us), but 46.8-58.7 against 49.2-54.1 in a later
+  // session, and on a 2-vCPU Xeon (AVX2 capped) 63.8-76.1 us on 2 threads against 57.7-58.5 on one
+  // (OpenBLAS on 2: 54.1-56.4): the second thread from 8 MFLOP (4 a thread).
+  // A team of optional helpers (helper_team.hpp) costs the caller a wake-up call, not the wait for
+  // the wake-up: about 1.25 MFLOP (f32) a thread. The 2-vCPU Zen 5 VM, AVX2 capped, 2 threads
+  // against 1 (us a call, two alternated rounds): f32 80^3 23-24 against 16-17, 96^3 28-29 against
+  // 24-25, 112^3 35-37 against 38-43, 128^3 47-48 against 60-61; f64 (counted twice) 80^3 30-42
+  // against 30-40, 96^3 46-57 against 49-68, 112^3 66-80 against 76-103.
+  const double per_thread = optional_helpers ? 1.25e6 : 4e6;
   const int by_work = static_cast<int>(std::max(1.0, flops / per_thread));
   return std::max(1, std::min(nt, by_work));
 }

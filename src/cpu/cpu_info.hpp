@@ -21,10 +21,9 @@ struct CpuInfo {
 const CpuInfo& cpu_info();
 
 // Threads a CPU kernel should use for `opt_threads` (0 = all cores) and `flops` of work: small
-// problems stay on one thread, where waking a team would cost more than it saves.
-int choose_threads(int opt_threads, double flops);
-// The same for a team whose threads other than the caller are optional helpers
-// (helper_team.hpp): they cost the caller a wake-up call, not the wait for their wake-up.
-int choose_helpers(int opt_threads, double flops);
+// problems stay on one thread, where waking a team would cost more than it saves;
+// `optional_helpers`: a team whose threads other than the caller are optional (helper_team.hpp),
+// which pays from a smaller size.
+int choose_threads(int opt_threads, double flops, bool optional_helpers = false);
 
 }  // namespace gemmkit::cpu

@@ -168,8 +168,8 @@ struct Driver {
   static constexpr std::int64_t kStreamPanels = 32;
   // The packed panels of a streamed group share the L2 with the A block and the source lines
   // of the next group, fetched meanwhile (pack_ahead.hpp). 4096 x 64 x 4096, AVX2 capped, 1 / 2
-  // threads: the AMD EPYC VM (1 MiB L2), 8 panels (295 KB) against 2 (72 KB): 21.5 / 11.7 ms against
-  // 19.2 / 9.9; Xeon with 2 MiB of L2 (f32, 24-wide panels, KC 376), 96 / 192 / 288 / 384 /
+  // threads: the AMD EPYC VM (1 MiB L2), 8 panels (295 KB) against 2 (72 KB): 21.5 / 11.7 ms
+  // against 19.2 / 9.9; Xeon with 2 MiB of L2 (f32, 24-wide panels, KC 376), 96 / 192 / 288 / 384 /
   // 512 / 768 KiB: 31.3 / 29.6 / 28.9 / 27.2-27.7 / 28.8 / 30.7 ms on one thread (OpenBLAS
   // 26.1), f64 66.6 / 59.9 / 57.2 / 56.3-56.5 / 58.8 / 63.9 (53.4).
   static std::int64_t stream_bytes() {
@@ -211,7 +211,10 @@ struct Driver {
   //     slower thread still reads the last one, so one barrier per block suffices.
   // Tiles see the same KC blocks and the same kernel whatever the split: bitwise identical
   // results for every thread count.
-  static void run(const Problem<T>& p, const BlockSizes& bs, int nt) {
+  // `helpers`: the threads the call may take where they are optional helpers (a single row
+  // block's deals below, helper_team.hpp), which pay from a smaller size; used where > nt.
+  static void run(const Problem<T>& p, const BlockSizes& bs, int nt, int helpers = 1) {
+    if (p.m <= bs.mc && (p.n + NR - 1) / NR >= helpers) nt = std::max(nt, helpers);
     PackWorkspace& ws = thread_workspace();
     ws.reserve_threads(nt);
     // K blocks of one size (whole 8-step runs): 1025 = 4 x 208 + 193 rather than 4 x 256 + 1,
@@ -639,15 +642,14 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
   // nested regions would get one thread, or with dynamic teams, other threads' shares would be
   // left undone: stay on one thread there, and never ask past the thread limit.
   const bool can_fork = omp_get_active_level() < omp_get_max_active_levels() && !omp_get_dynamic();
-  auto threads_for = [&](double work) {
-    return can_fork ? std::min(choose_threads(opt.threads, work), omp_get_thread_limit()) : 1;
+  auto threads_for = [&](double work, bool optional_helpers = false) {
+    return can_fork ? std::min(choose_threads(opt.threads, work, optional_helpers),
+                               omp_get_thread_limit())
+                    : 1;
   };
-  auto helpers_for = [&](double work) {
-    return can_fork ? std::min(choose_helpers(opt.threads, work), omp_get_thread_limit()) : 1;
-  };
-  // may_help: the entry runs outside a parallel region, so a single row block may take
-  // helpers (Driver::run's deals) from a smaller size than a team that must all meet.
-  auto one = [&](std::int64_t l, int nt, bool may_help) {
+  // helpers: Driver::run's threads for a single row block, whose other threads are optional
+  // (1 for entries run inside a parallel region).
+  auto one = [&](std::int64_t l, int nt, int helpers) {
     Problem<T> entry = make_problem<T>(desc, args, l);
     entry.invariant = opt.batch_invariant;
     const Problem<T> p = oriented(entry, K::kMR, K::kNR);
@@ -658,17 +660,17 @@ void run_batches(const GemmDesc& desc, const GemmArgs& args, const Options& opt,
       case Variant::SplitK:
         return splitk<K>(p, bs, splits, nt);
       case Variant::Packed:
-        if (may_help && p.m <= bs.mc) nt = std::max(nt, helpers_for(flops));
-        return Driver<K>::run(p, bs, nt);
+        return Driver<K>::run(p, bs, nt, helpers);
     }
   };
   const int nt_all = threads_for(flops * desc.batch);
   const int nt_one = threads_for(flops);
   if (desc.batch > 1 && nt_all > 1 && nt_one == 1) {
 #pragma omp parallel for num_threads(nt_all) schedule(dynamic)
-    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, 1, false);
+    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, 1, 1);
   } else {
-    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, nt_one, true);
+    const int helpers = threads_for(flops, true);
+    for (std::int64_t l = 0; l < desc.batch; ++l) one(l, nt_one, helpers);
   }
 }
 
