@@ -765,6 +765,43 @@ TEST(CudaDecodeKernel, SmallSideEdgesAndSplits) {
             StatusCode::NotSupported);
 }
 
+// Options::sm_count_target on the decode tile: its own split count (the large side's tiles
+// over the SMs it is given) and a forced one fit the capped grid; verified on 1, 16 and 100 SMs,
+// small side as M and as N.
+TEST(CudaDecodeKernel, SmCountTarget) {
+  std::uint64_t seed = 2050;
+  for (int sms : {1, 16, 100})
+    for (auto [small, large, k] :
+         {std::tuple<std::int64_t, std::int64_t, std::int64_t>{16, 4096, 4096},
+          {1, 2112, 7168},
+          {7, 1000, 520}}) {
+      const bool small_m = seed % 2 == 0;
+      const Case c{.m = small_m ? small : large,
+                   .n = small_m ? large : small,
+                   .k = k,
+                   .c = DType::F32,
+                   .d = DType::BF16,
+                   .alpha = 1.0,
+                   .beta = 0.5};
+      for (int split : {0, 2}) {
+        const Options opt{
+            .backend = Backend::Cuda, .kernel = kDecode, .split_k = split, .sm_count_target = sms};
+        const bench::VerifyResult v =
+            bench::verify_case(make_desc(c), c.alpha, c.beta, opt, ++seed);
+        // Two pieces of each 128-row tile of the large side fit one per CTA, or are refused.
+        if (split == 2 && 2 * ((large + 127) / 128) > sms) {
+          EXPECT_EQ(v.status.code, StatusCode::NotSupported)
+              << kDecode << " on " << sms << " SMs, split 2 " << describe(c, seed)
+              << ": more pieces than CTAs, not refused";
+          continue;
+        }
+        EXPECT_EQ(v.disposition, bench::Disposition::Passed)
+            << kDecode << " on " << sms << " SMs, split " << split << " " << describe(c, seed)
+            << ": " << v.note << " " << v.cmp.first_failure << " " << to_string(v.status);
+      }
+    }
+}
+
 TEST(CudaDecodeKernel, TransposesLayoutsDtypes) {
   std::uint64_t seed = 2100;
   const Layout both[] = {Layout::ColMajor, Layout::RowMajor};
