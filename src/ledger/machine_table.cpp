@@ -10,6 +10,9 @@ namespace {
 
 constexpr double T = 1e12;
 constexpr std::int64_t KiB = 1024, MiB = 1024 * 1024;
+// An sm90 CTA streaming through its 192 KiB ring draws ~90 GB/s (H200: 128x128x1024 alone, 512
+// KiB in 6.4 us; 22 split-K pieces of 128x128x65536, ~100 GB/s each): 2.2 us in flight.
+constexpr double kSm90StreamLatency = 2.2e-6;
 
 void set_peaks(Machine& m, double fp64, double fp32, double tf32, double fp16, double fp8,
                double int8) {
@@ -65,10 +68,9 @@ Machine h100_measured() {
       "the lent H100 (docs/PERF.md): device-to-device copy 2974-3019 GB/s in the bench runs of "
       "2026-12-06; family efficiencies: gemmkit ledger --fit on gemmkit tune --measurements";
   m.dram_bytes_per_s = 3.0e12;
-  // A CTA streaming through its ring draws ~90 GB/s (as on the H200): 2.2 us in flight.
-  // Without it the model prices a split-K launch of few CTAs by the DRAM alone and prefers
-  // more, shorter pieces than measured fastest.
-  m.stream_latency_s = 2.2e-6;
+  // Measured on the H200; without it the model prices a split-K launch of few CTAs by the DRAM
+  // alone and prefers more, shorter pieces than measured fastest.
+  m.stream_latency_s = kSm90StreamLatency;
   // Fitted on the measured candidates of the decode, splitk, square, odd and llm suites of
   // 2026-12-06 and the decode, splitk, square and odd suites of 2026-12-07, 1277 plans of 132
   // problems (each family alone, then the stage for the ranking); the partial families are
@@ -132,9 +134,7 @@ Machine h200_measured() {
   m.dram_bytes_per_s = 4.1e12;
   // Graph-replayed cuBLAS bf16 1024^3 took 6.5 us of which ~2.8 us is math at 760 TFLOP/s.
   m.launch_s = 3e-6;
-  // An sm90 CTA streaming through its 192 KiB ring draws ~90 GB/s (128x128x1024 alone: 512
-  // KiB in 6.4 us; 22 split-K pieces of 128x128x65536: ~100 GB/s each): 2.2 us in flight.
-  m.stream_latency_s = 2.2e-6;
+  m.stream_latency_s = kSm90StreamLatency;
   // Split-K partials: 4.3 MB more of them written and read back (66 -> 132 pieces of 128x128x
   // 65536) cost 1.5 us.
   m.l2_bytes_per_s = 6e12;
