@@ -14,8 +14,8 @@
 namespace gemmkit::sm90 {
 
 // A configuration of the TMA + wgmma warp-specialized kernel: CTA tile blk_m x blk_n x 64
-// (blk_m 128: the two consumer warpgroups take 64 rows each; 64: they split each stage's K
-// steps), clusters of `cluster` CTAs along M multicasting their shared B tile. `large_m`: the
+// (blk_m 128: the two consumer warpgroups take 64 rows each; 64: they take alternate stages
+// whole), clusters of `cluster` CTAs along M multicasting their shared B tile. `large_m`: the
 // kernel runs the orientation of the problem (it or its transpose) whose M is the larger of M
 // and N, so that a small side (decode: M = 1..64 tokens) becomes the tile's N.
 struct TileConfig {
