@@ -444,8 +444,10 @@ TEST_P(CudaKernel, SplitK) {
     EXPECT_NE(s.message.find("Options::split_k"), std::string::npos) << s.message;
     EXPECT_TRUE(d == hc.d) << r.kernel << " split " << split << ": D changed by a refused call";
   }
-  // Repeatable bits, the same in gemmkit's pooled workspace and in a caller's; 2 to 64 pieces
-  // (the reduction's thread groups differ with the count; 64 only where the tiles leave room).
+  // Repeatable bits, the same in gemmkit's pooled workspace and in a caller's, at its start
+  // and 16 bytes in (pieces off 128-byte lines: the reduction keeps their L2 lines, where at
+  // the start it drops them once summed); 2 to 64 pieces (the reduction's thread groups
+  // differ with the count; 64 only where the tiles leave room).
   for (int split : {2, 7, 16, 64}) {
     const Options opt{.backend = Backend::Cuda, .kernel = r.kernel, .split_k = split};
     const Case c{
@@ -458,12 +460,15 @@ TEST_P(CudaKernel, SplitK) {
     if (!runs_repeatably(hc, opt, pooled, what)) continue;
     void* ws = nullptr;
     std::string err;
-    ASSERT_TRUE(bench::device_alloc(&ws, bytes, &err)) << err;
-    Options with_ws = opt;
-    with_ws.workspace = ws;
-    with_ws.workspace_bytes = bytes;
-    runs_repeatably(hc, with_ws, own, what + " (caller's workspace)");
-    EXPECT_TRUE(own == pooled) << what << ": a caller's workspace gives other bits than the pool";
+    ASSERT_TRUE(bench::device_alloc(&ws, bytes + 16, &err)) << err;
+    for (std::size_t offset : {0, 16}) {
+      Options with_ws = opt;
+      with_ws.workspace = static_cast<unsigned char*>(ws) + offset;
+      with_ws.workspace_bytes = bytes;
+      const std::string at = what + " (caller's workspace + " + std::to_string(offset) + ")";
+      runs_repeatably(hc, with_ws, own, at);
+      EXPECT_TRUE(own == pooled) << at << ": other bits than the pool";
+    }
     bench::device_free(ws);
   }
 }

@@ -5,7 +5,10 @@
 // element). No counters, so nothing to zero before a launch, and no piece waits for another:
 // the kernel boundary is the only synchronization. Launched with programmatic stream
 // serialization, its CTAs are placed as the GEMM's leave and wait
-// (cudaGridDependencySynchronize) until the GEMM grid is done and its writes visible.
+// (cudaGridDependencySynchronize) until the GEMM grid is done and its writes visible. The
+// pieces' lines are dropped from the L2 once summed (discard.global.L2): dirty, they would be
+// written back to DRAM while the next call streams its operands (0.7 us of an 18 us call at
+// 4 MiB of pieces on the H100, 1.1 us at 8 MiB).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -27,7 +30,8 @@ template <int BLK_M, int BLK_N>
 __global__ void __launch_bounds__(256)
     sm90_split_reduce_kernel(const __grid_constant__ gpu::Params params,
                              const __grid_constant__ sched::Params sched_params,
-                             const float4* __restrict__ partial, int cluster, int groups) {
+                             const float4* __restrict__ partial, int cluster, int groups,
+                             bool discard) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   constexpr int kTile = kPartialQuads<BLK_M, BLK_N>;  // float4s of one piece
   constexpr int kBatch = 16;
@@ -54,6 +58,18 @@ __global__ void __launch_bounds__(256)
     for (int i = 0; i < kBatch; ++i)
       if (r + i < r1) v.x += x[i].x, v.y += x[i].y, v.z += x[i].z, v.w += x[i].w;
   }
+  // The pieces are dead once read: their L2 lines are dropped, not written back to DRAM
+  // (where the next call's operand stream would pay for them). A line is dropped by the lane
+  // that read its first float4, after the 8 lanes that read it have (per % 8 == 0 and a
+  // 128-byte aligned workspace: no line holds another warp's float4s).
+  if (discard) {
+    // Every load of this lane has returned (the sums read), then every lane's has.
+    asm volatile("" ::"f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w) : "memory");
+    __syncwarp();
+    if (e % 8 == 0)
+      for (std::int64_t r = r0; r < r1; ++r)
+        asm volatile("discard.global.L2 [%0], 128;" ::"l"(src + r * kTile) : "memory");
+  }
   sums[threadIdx.x] = v;
   __syncthreads();
   if (g != 0) return;
@@ -76,6 +92,9 @@ template <int BLK_M, int BLK_N>
 cudaError_t launch_split_reduce(const gpu::Params& p, const sched::Params& sp, int cluster,
                                 const float* partial, cudaStream_t stream, bool pdl) {
   const int groups = split_groups(kPartialQuads<BLK_M, BLK_N>, sp.splits);
+  // Lines are dropped where no 128-byte line straddles two warps' float4s.
+  const bool discard =
+      reinterpret_cast<std::uintptr_t>(partial) % 128 == 0 && 256 / groups % 8 == 0;
   const std::int64_t ctas = sp.tiles() * cluster * (kPartialQuads<BLK_M, BLK_N> / (256 / groups));
   cudaLaunchAttribute attr = gpu::pdl_attribute();
   cudaLaunchConfig_t cfg{};
@@ -84,8 +103,9 @@ cudaError_t launch_split_reduce(const gpu::Params& p, const sched::Params& sp, i
   cfg.stream = stream;
   cfg.attrs = &attr;
   cfg.numAttrs = pdl ? 1 : 0;
-  cudaError_t e = cudaLaunchKernelEx(&cfg, sm90_split_reduce_kernel<BLK_M, BLK_N>, p, sp,
-                                     reinterpret_cast<const float4*>(partial), cluster, groups);
+  cudaError_t e =
+      cudaLaunchKernelEx(&cfg, sm90_split_reduce_kernel<BLK_M, BLK_N>, p, sp,
+                         reinterpret_cast<const float4*>(partial), cluster, groups, discard);
   return e == cudaSuccess ? cudaGetLastError() : e;
 }
 
