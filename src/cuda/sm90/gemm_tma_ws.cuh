@@ -5,7 +5,7 @@
 //     128-row CTA tile, or, in a 64-row tile, alternate stages of the work item whole (the
 //     two sums added through shared memory before the epilogue: two wgmma chains where one
 //     would leave the tensor cores idle between small groups; whole stages rather than half
-//     of each stage's K steps: twice the multiplications a wait, 0.3-1.4 us faster a
+//     of each stage's K steps: twice the multiplications a wait, 0.1-1.1 us faster a
 //     split-K call on the H100), with wgmma.mma_async (both operands from shared memory,
 //     one wgmma group kept in flight: a stage is released when the consumer's group after
 //     it has been issued);
