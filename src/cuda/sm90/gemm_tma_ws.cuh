@@ -267,12 +267,25 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
       GEMMKIT_SM90_MARK(6);  // accumulators complete
       if (held >= 0 && tid == 0) release<CLUSTER>(&ss.empty[held]);
     }
-    // A 64-row tile: consumer 1 hands its stages' sums to consumer 0 through the staged-row
-    // buffers (free: consumer 0 reaches the first barrier after its previous epilogue) and goes
-    // on to its next tile; consumer 0 adds them and stores the tile.
+    // A 64-row tile: the two consumers' sums are added through the staged-row buffers (free:
+    // each consumer reaches the first barrier after its previous epilogue). A split-K piece is
+    // stored by both, half of it each (partial_tile.cuh); otherwise consumer 1 hands all its sums
+    // to consumer 0, which adds them and stores the tile, and goes on to its next tile.
+    const bool split_piece = sp.mode == sched::Mode::SplitK && sp.splits > 1;
     if constexpr (K::kShareRows) {
       static_assert(sizeof(ss.rows) >= sizeof(acc) * 128, "the buffers hold a warpgroup's sums");
       float* const handoff = &ss.rows[0][0];
+      if (split_piece) {
+        float4* const dst =
+            reinterpret_cast<float4*>(ws.partial) +
+            ((w.tile * CLUSTER + rank) * sp.splits + w.split) * kPartialQuads<K::BLK_M, BLK_N>;
+        if (c == 0)
+          store_partial_halves<BLK_N, 0>(dst, acc, handoff, tid, 2);
+        else
+          store_partial_halves<BLK_N, 1>(dst, acc, handoff, tid, 2);
+        GEMMKIT_SM90_MARK(7);  // piece stored
+        continue;
+      }
       ptx::named_barrier_sync(2, 256);
       if (c == 1) {
 #pragma unroll
@@ -286,7 +299,7 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
     }
     // ---- epilogue: warp w of the warpgroup holds rows 16w..16w+15 of its 64
     const int64_t cta_row0 = (w.tile_m * CLUSTER + rank) * K::BLK_M;
-    if (sp.mode == sched::Mode::SplitK && sp.splits > 1) {  // summed by split_reduce.cuh
+    if (split_piece) {  // summed by split_reduce.cuh
       const int64_t piece = (w.tile * CLUSTER + rank) * sp.splits + w.split;
       store_partial<BLK_N, K::kTileThreads>(
           reinterpret_cast<float4*>(ws.partial) + piece * kPartialQuads<K::BLK_M, BLK_N>, acc,

@@ -25,6 +25,32 @@ __device__ __forceinline__ void store_partial(float4* dst, const float (&acc)[BL
            make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
 }
 
+// A 64-row tile's piece, whose two consumer warpgroups (128 threads each, `tid`) hold sums of
+// the whole tile over alternate stages: consumer C stores half of the float4s (C = 0 the first
+// BLK_N / 8 of each thread, C = 1 the rest) after adding the other's sums of that half, the two
+// halves crossing through `handoff` (BLK_N / 2 x 128 floats, named barrier `bar` over both
+// warpgroups) at once. a + b == b + a: the bits are those of one consumer adding all the
+// other's sums, and the layout is store_partial's over 128 threads. Against consumer 0 adding
+// all of the other's sums and storing the piece alone: 0.04-0.17 us faster a split-K call
+// (H100, docs/PERF.md).
+template <int BLK_N, int C>
+__device__ __forceinline__ void store_partial_halves(float4* dst, float (&acc)[BLK_N / 2],
+                                                     float* handoff, int tid, int bar) {
+  constexpr int kHalf = BLK_N / 4;  // floats of a thread's half: whole float4s
+  constexpr int kKeep = C * kHalf, kGive = kHalf - kKeep;
+  ptx::named_barrier_sync(bar, 256);  // the buffer's previous readers are done
+#pragma unroll
+  for (int i = 0; i < kHalf; ++i) handoff[(kKeep + i) * 128 + tid] = acc[kGive + i];
+  ptx::named_barrier_sync(bar, 256);
+#pragma unroll
+  for (int i = 0; i < kHalf; ++i) acc[kKeep + i] += handoff[(kGive + i) * 128 + tid];
+#pragma unroll
+  for (int q = 0; q < kHalf / 4; ++q) {
+    const float* v = &acc[kKeep + 4 * q];
+    __stcg(dst + (kKeep / 4 + q) * 128 + tid, make_float4(v[0], v[1], v[2], v[3]));
+  }
+}
+
 // Where float4 e of a partial tile sits in the CTA tile of kThreads / 2 rows: block
 // q = e / kThreads of consumer thread th = e % kThreads (warpgroup th / 128 holds 64 rows, warp
 // 16 of them; lane quad-wise 8-column blocks of wgmma's fragment): {x, y} at (row, col),
