@@ -31,7 +31,7 @@ __device__ __forceinline__ void store_partial(float4* dst, const float (&acc)[BL
 // halves crossing through `handoff` (BLK_N / 2 x 128 floats, named barrier `bar` over both
 // warpgroups) at once. a + b == b + a: the bits are those of one consumer adding all the
 // other's sums, and the layout is store_partial's over 128 threads. Against consumer 0 adding
-// all of the other's sums and storing the piece alone: 0.04-0.17 us faster a split-K call
+// all of the other's sums and storing the piece alone: 0.05-0.18 us faster a split-K call
 // (H100, docs/PERF.md).
 template <int BLK_N, int C>
 __device__ __forceinline__ void store_partial_halves(float4* dst, float (&acc)[BLK_N / 2],
