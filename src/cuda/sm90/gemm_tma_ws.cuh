@@ -267,22 +267,24 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
       GEMMKIT_SM90_MARK(6);  // accumulators complete
       if (held >= 0 && tid == 0) release<CLUSTER>(&ss.empty[held]);
     }
+    // A split-K piece's place in the workspace (summed by split_reduce.cuh).
+    float4* const piece =
+        sp.mode == sched::Mode::SplitK && sp.splits > 1
+            ? reinterpret_cast<float4*>(ws.partial) +
+                  ((w.tile * CLUSTER + rank) * sp.splits + w.split) * kPartialQuads<K::BLK_M, BLK_N>
+            : nullptr;
     // A 64-row tile: the two consumers' sums are added through the staged-row buffers (free:
     // each consumer reaches the first barrier after its previous epilogue). A split-K piece is
     // stored by both, half of it each (partial_tile.cuh); otherwise consumer 1 hands all its sums
     // to consumer 0, which adds them and stores the tile, and goes on to its next tile.
-    const bool split_piece = sp.mode == sched::Mode::SplitK && sp.splits > 1;
     if constexpr (K::kShareRows) {
       static_assert(sizeof(ss.rows) >= sizeof(acc) * 128, "the buffers hold a warpgroup's sums");
       float* const handoff = &ss.rows[0][0];
-      if (split_piece) {
-        float4* const dst =
-            reinterpret_cast<float4*>(ws.partial) +
-            ((w.tile * CLUSTER + rank) * sp.splits + w.split) * kPartialQuads<K::BLK_M, BLK_N>;
+      if (piece != nullptr) {
         if (c == 0)
-          store_partial_halves<BLK_N, 0>(dst, acc, handoff, tid, 2);
+          store_partial_halves<BLK_N, 0>(piece, acc, handoff, tid, 2);
         else
-          store_partial_halves<BLK_N, 1>(dst, acc, handoff, tid, 2);
+          store_partial_halves<BLK_N, 1>(piece, acc, handoff, tid, 2);
         GEMMKIT_SM90_MARK(7);  // piece stored
         continue;
       }
@@ -299,11 +301,8 @@ __device__ __forceinline__ void consumer(typename K::SharedStorage& ss, const Pa
     }
     // ---- epilogue: warp w of the warpgroup holds rows 16w..16w+15 of its 64
     const int64_t cta_row0 = (w.tile_m * CLUSTER + rank) * K::BLK_M;
-    if (split_piece) {  // summed by split_reduce.cuh
-      const int64_t piece = (w.tile * CLUSTER + rank) * sp.splits + w.split;
-      store_partial<BLK_N, K::kTileThreads>(
-          reinterpret_cast<float4*>(ws.partial) + piece * kPartialQuads<K::BLK_M, BLK_N>, acc,
-          128 * c + tid);
+    if (piece != nullptr) {
+      store_partial<BLK_N, K::kTileThreads>(piece, acc, 128 * c + tid);
       GEMMKIT_SM90_MARK(7);  // piece stored
       continue;
     }

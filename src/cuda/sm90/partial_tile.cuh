@@ -15,12 +15,12 @@ template <int BLK_M, int BLK_N>
 inline constexpr int kPartialQuads = BLK_N / 8 * 2 * BLK_M;
 
 // acc: this thread's accumulators (BLK_N / 2 floats); ct: thread index over the consumer
-// warpgroups (0..kThreads-1). Float4 q of every thread side by side: coalesced.
-template <int BLK_N, int kThreads = 256>
+// warpgroups (0..kThreads-1). Float4 q of every thread side by side: coalesced. Q0, Q1: the
+// float4s of each thread written (all by default).
+template <int BLK_N, int kThreads = 256, int Q0 = 0, int Q1 = BLK_N / 8>
 __device__ __forceinline__ void store_partial(float4* dst, const float (&acc)[BLK_N / 2], int ct) {
-  constexpr int kQuads = BLK_N / 8;
 #pragma unroll
-  for (int q = 0; q < kQuads; ++q)
+  for (int q = Q0; q < Q1; ++q)
     __stcg(dst + q * kThreads + ct,
            make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
 }
@@ -44,11 +44,7 @@ __device__ __forceinline__ void store_partial_halves(float4* dst, float (&acc)[B
   ptx::named_barrier_sync(bar, 256);
 #pragma unroll
   for (int i = 0; i < kHalf; ++i) acc[kKeep + i] += handoff[(kGive + i) * 128 + tid];
-#pragma unroll
-  for (int q = 0; q < kHalf / 4; ++q) {
-    const float* v = &acc[kKeep + 4 * q];
-    __stcg(dst + (kKeep / 4 + q) * 128 + tid, make_float4(v[0], v[1], v[2], v[3]));
-  }
+  store_partial<BLK_N, 128, kKeep / 4, (kKeep + kHalf) / 4>(dst, acc, tid);
 }
 
 // Where float4 e of a partial tile sits in the CTA tile of kThreads / 2 rows: block
